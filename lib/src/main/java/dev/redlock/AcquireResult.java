@@ -1,0 +1,79 @@
+package dev.redlock;
+
+import java.util.Optional;
+
+/**
+ * The full result of an acquisition that may have taken several rounds: the lease, or why there is none.
+ *
+ * <p>Returned by {@link QuorumLock#attempt(java.time.Duration, java.time.Duration)}, which never throws for node
+ * failures, so callers can inspect every node's answer in the last round. Immutable and thread-safe.
+ */
+public final class AcquireResult {
+
+    private final Lease lease;
+    private final RoundOutcome lastRound;
+    private final int rounds;
+
+    /**
+     * Creates a result. Normally built by the library.
+     *
+     * @param lease the lease, or {@code null} when the acquisition failed
+     * @param lastRound the last round that ran
+     * @param rounds how many rounds ran
+     */
+    public AcquireResult(Lease lease, RoundOutcome lastRound, int rounds) {
+        this.lease = lease;
+        this.lastRound = lastRound;
+        this.rounds = rounds;
+    }
+
+    /**
+     * Returns the lease.
+     *
+     * @return the lease, or empty when the acquisition failed
+     */
+    public Optional<Lease> lease() {
+        return Optional.ofNullable(lease);
+    }
+
+    /**
+     * Returns whether a lease was acquired.
+     *
+     * @return true when {@link #lease()} is present
+     */
+    public boolean acquired() {
+        return lease != null;
+    }
+
+    /**
+     * Returns why the acquisition failed: the reason of the last round.
+     *
+     * @return {@link FailureReason#NONE} on success
+     */
+    public FailureReason reason() {
+        return lastRound.reason();
+    }
+
+    /**
+     * Returns the last round, with each node's answer. On success this is the winning round.
+     *
+     * @return the last round
+     */
+    public RoundOutcome lastRound() {
+        return lastRound;
+    }
+
+    /**
+     * Returns how many rounds ran within the wait budget.
+     *
+     * @return at least 1
+     */
+    public int rounds() {
+        return rounds;
+    }
+
+    @Override
+    public String toString() {
+        return "AcquireResult{acquired=" + acquired() + ", rounds=" + rounds + ", last=" + lastRound + '}';
+    }
+}

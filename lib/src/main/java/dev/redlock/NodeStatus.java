@@ -1,0 +1,57 @@
+package dev.redlock;
+
+/**
+ * What one node answered in one round (an acquire, a release or an extension).
+ *
+ * <p>Acquire rounds report {@link #GRANTED}, {@link #TAKEN}, {@link #TIMEOUT}, {@link #ERROR},
+ * {@link #CIRCUIT_OPEN} or {@link #PENDING}. Release rounds report {@link #RELEASED}, {@link #ALREADY_EXPIRED},
+ * {@link #OWNED_BY_ANOTHER}, {@link #TIMEOUT}, {@link #ERROR} or {@link #PENDING}.
+ */
+public enum NodeStatus {
+
+    /** The node set the lock key to this acquisition's token. */
+    GRANTED,
+
+    /** The key already existed on the node: another owner holds it there. Contention, not a failure. */
+    TAKEN,
+
+    /** The node held this lease's token and deleted the key. */
+    RELEASED,
+
+    /** The key was absent on the node: it had expired, or this node never granted it. */
+    ALREADY_EXPIRED,
+
+    /** The key on the node holds another owner's token; it was left untouched. */
+    OWNED_BY_ANOTHER,
+
+    /**
+     * No reply within the per-node timeout. The outcome on the node is <em>unknown</em>: the command may have been
+     * applied. This is why a failed acquire is released on every node, including timed-out ones.
+     */
+    TIMEOUT,
+
+    /** The command failed: connection refused or lost, or an error reply. The cause is attached. */
+    ERROR,
+
+    /**
+     * The node's circuit breaker is open after repeated failures, so the command was not sent at all. The node is
+     * probed again after the breaker's open duration.
+     */
+    CIRCUIT_OPEN,
+
+    /**
+     * The round was decided before this node answered (a quorum was already reached, or had become impossible). The
+     * command is still in flight and completes in the background.
+     */
+    PENDING;
+
+    /**
+     * Whether this status means the node could not be reached or did not answer in time, as opposed to an answer
+     * about the key.
+     *
+     * @return true for {@link #TIMEOUT}, {@link #ERROR} and {@link #CIRCUIT_OPEN}
+     */
+    public boolean isUnavailable() {
+        return this == TIMEOUT || this == ERROR || this == CIRCUIT_OPEN;
+    }
+}

@@ -1,0 +1,422 @@
+package dev.redlock;
+
+import dev.redlock.internal.LockRef;
+import dev.redlock.internal.QuorumEngine;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.Lock;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A lock over the client's nodes: a RedLock ({@link QuorumPolicy#MAJORITY}) or a MultiLock ({@link QuorumPolicy#ALL}).
+ * Obtained from {@link RedlockClient#redLock(String)} or {@link RedlockClient#multiLock(String)}.
+ *
+ * <p>It has two faces:
+ * <ul>
+ *   <li><b>{@link Lock}</b>, bound to a thread like {@link java.util.concurrent.locks.ReentrantLock}: {@link #lock()},
+ *       {@link #tryLock(long, TimeUnit)}, {@link #unlock()}. Reentrant: the holding thread may lock again without a
+ *       network round, and the lock is released on the last {@link #unlock()}. {@link #unlock()} by a thread that does
+ *       not hold it throws {@link IllegalMonitorStateException}. Uses the configured lease time unless
+ *       {@link #tryLock(long, long, TimeUnit)} fixes one.</li>
+ *   <li><b>Handle</b>, not bound to a thread: {@link #tryAcquire(Duration, Duration)} returns a {@link Lease} that may
+ *       be passed between threads and released from any of them; {@link #attempt(Duration, Duration)} returns every
+ *       node's answer; asynchronous variants return {@link CompletableFuture}s. The handle face is not reentrant.</li>
+ * </ul>
+ *
+ * <p>Contention is never an exception: a busy lock yields {@code false} or an empty result. When the wait budget
+ * runs out because too few nodes are reachable to form a quorum, the blocking methods throw
+ * {@link NotEnoughNodesException}, whose outcome names each node and its error. {@link #lock()} and
+ * {@link #lockInterruptibly()} wait through both contention and node failures.
+ *
+ * <p>Waiting works by rounds: each round asks every node in parallel and takes at most one per-node timeout; between
+ * rounds the caller sleeps a random delay ({@link RedlockConfig#retryDelay()}, {@link RedlockConfig#retryJitter()}).
+ *
+ * <p>Thread-safe. Instances are cheap; all instances for the same name and policy from one client share the hold
+ * state.
+ */
+public final class QuorumLock implements Lock {
+
+    private static final Logger LOG = LoggerFactory.getLogger(QuorumLock.class);
+
+    /** Who holds a lock through the {@link Lock} face: one entry per (lock, thread). */
+    record HoldKey(String lockId, Thread thread) {
+    }
+
+    /** Hold state; touched only by its owning thread, so the count needs no synchronization. */
+    static final class Hold {
+        final Lease lease;
+        int count = 1;
+
+        Hold(Lease lease) {
+            this.lease = lease;
+        }
+    }
+
+    private final RedlockClient client;
+    private final QuorumEngine engine;
+    private final LockRef ref;
+    private final String lockId;
+
+    QuorumLock(RedlockClient client, QuorumEngine engine, LockRef ref) {
+        this.client = client;
+        this.engine = engine;
+        this.ref = ref;
+        this.lockId = ref.policy() + "|" + ref.key();
+    }
+
+    /**
+     * Returns the lock's name.
+     *
+     * @return the name given to {@link RedlockClient#redLock(String)} or {@link RedlockClient#multiLock(String)}
+     */
+    public String name() {
+        return ref.name();
+    }
+
+    /**
+     * Returns the Redis key that holds this lock on every node.
+     *
+     * @return {@code keyPrefix + "{" + name + "}"}
+     */
+    public String key() {
+        return ref.key();
+    }
+
+    /**
+     * Returns the quorum policy.
+     *
+     * @return {@link QuorumPolicy#MAJORITY} for a RedLock, {@link QuorumPolicy#ALL} for a MultiLock
+     */
+    public QuorumPolicy policy() {
+        return ref.policy();
+    }
+
+    // ----------------------------------------------------------------------------------------- the Lock face
+
+    /**
+     * Acquires the lock, waiting as long as it takes: through contention and through node failures (logged at WARN).
+     * Not interruptible; an interrupt is remembered and the thread's interrupt status is set on return. Uses the
+     * configured lease time.
+     *
+     * @throws IllegalStateException if the client is closed
+     */
+    @Override
+    public void lock() {
+        if (reenter()) {
+            return;
+        }
+        try {
+            hold(engine.acquire(ref, defaultTtlMillis(), QuorumEngine.FOREVER, false));
+        } catch (InterruptedException e) {
+            throw new AssertionError("an uninterruptible acquire threw InterruptedException", e);
+        }
+    }
+
+    /**
+     * Acquires the lock, waiting as long as it takes unless interrupted. Uses the configured lease time.
+     *
+     * @throws InterruptedException if the thread is interrupted before or between rounds
+     * @throws IllegalStateException if the client is closed
+     */
+    @Override
+    public void lockInterruptibly() throws InterruptedException {
+        if (reenter()) {
+            return;
+        }
+        hold(engine.acquire(ref, defaultTtlMillis(), QuorumEngine.FOREVER, true));
+    }
+
+    /**
+     * Acquires the lock only if it is free now: exactly one round, no retry. Uses the configured lease time.
+     *
+     * @return true if acquired (or already held by this thread)
+     * @throws NotEnoughNodesException if too few nodes were reachable to form a quorum
+     * @throws IllegalStateException if the client is closed
+     */
+    @Override
+    public boolean tryLock() {
+        if (reenter()) {
+            return true;
+        }
+        try {
+            return holdIfAcquired(engine.acquire(ref, defaultTtlMillis(), 0, false));
+        } catch (InterruptedException e) {
+            throw new AssertionError("an uninterruptible acquire threw InterruptedException", e);
+        }
+    }
+
+    /**
+     * Acquires the lock, waiting up to {@code time} for it. Uses the configured lease time.
+     *
+     * @param time the wait budget; zero or negative means one round
+     * @param unit the unit of {@code time}
+     * @return true if acquired (or already held by this thread)
+     * @throws InterruptedException if the thread is interrupted before or between rounds
+     * @throws NotEnoughNodesException if the budget ran out because too few nodes were reachable
+     * @throws IllegalStateException if the client is closed
+     */
+    @Override
+    public boolean tryLock(long time, TimeUnit unit) throws InterruptedException {
+        return tryLock(time, TimeUnit.MILLISECONDS.convert(engine.config().leaseTime()), unit == null ? null : unit,
+                true);
+    }
+
+    /**
+     * Acquires the lock with a fixed lease time, waiting up to {@code waitTime} for it. The keys expire after
+     * {@code leaseTime} unless released first.
+     *
+     * @param waitTime the wait budget; zero or negative means one round
+     * @param leaseTime the time to live set on each node; must exceed the per-node timeout
+     * @param unit the unit of both times
+     * @return true if acquired (or already held by this thread, in which case the lease time is unchanged)
+     * @throws InterruptedException if the thread is interrupted before or between rounds
+     * @throws IllegalArgumentException if the lease time is not above the per-node timeout
+     * @throws NotEnoughNodesException if the budget ran out because too few nodes were reachable
+     * @throws IllegalStateException if the client is closed
+     */
+    public boolean tryLock(long waitTime, long leaseTime, TimeUnit unit) throws InterruptedException {
+        return tryLock(waitTime, unit.toMillis(leaseTime), unit, false);
+    }
+
+    private boolean tryLock(long waitTime, long ttlMillis, TimeUnit unit, boolean defaultTtl)
+            throws InterruptedException {
+        Objects.requireNonNull(unit, "unit");
+        if (!defaultTtl) {
+            checkLeaseTime(ttlMillis);
+        }
+        if (reenter()) {
+            return true;
+        }
+        long waitNanos = Math.max(0, unit.toNanos(waitTime));
+        return holdIfAcquired(engine.acquire(ref, ttlMillis, waitNanos, true));
+    }
+
+    /**
+     * Releases one hold of the calling thread; the last one releases the lock on every node, waiting only until the
+     * outcome is decided (at most one per-node timeout). If the lease had already expired, the release still goes
+     * to every node and a warning is logged, but no exception is thrown.
+     *
+     * @throws IllegalMonitorStateException if the calling thread does not hold this lock
+     */
+    @Override
+    public void unlock() {
+        HoldKey key = new HoldKey(lockId, Thread.currentThread());
+        Hold hold = client.holds().get(key);
+        if (hold == null) {
+            throw new IllegalMonitorStateException("lock '" + ref.name() + "' (" + ref.policy()
+                    + ") is not held by thread " + Thread.currentThread().getName());
+        }
+        if (--hold.count > 0) {
+            return;
+        }
+        client.holds().remove(key);
+        ReleaseResult result = hold.lease.release();
+        if (result.released() == 0) {
+            LOG.warn("lock '{}' was unlocked after its lease had expired or could not be released: {}", ref.name(),
+                    result);
+        }
+    }
+
+    /**
+     * Not supported: a distributed lock has no condition variables.
+     *
+     * @return never
+     * @throws UnsupportedOperationException always
+     */
+    @Override
+    public Condition newCondition() {
+        throw new UnsupportedOperationException("a QuorumLock has no conditions");
+    }
+
+    /**
+     * Returns whether the calling thread holds this lock through the {@link Lock} face and its lease is still valid.
+     *
+     * @return true if held by the calling thread and valid
+     */
+    public boolean isHeldByCurrentThread() {
+        Hold hold = client.holds().get(new HoldKey(lockId, Thread.currentThread()));
+        return hold != null && hold.lease.isValid();
+    }
+
+    /**
+     * Returns how many times the calling thread holds this lock through the {@link Lock} face.
+     *
+     * @return the hold count, 0 if not held
+     */
+    public int getHoldCount() {
+        Hold hold = client.holds().get(new HoldKey(lockId, Thread.currentThread()));
+        return hold == null ? 0 : hold.count;
+    }
+
+    /**
+     * Returns the lease behind the calling thread's hold, for its validity, token and node outcomes.
+     *
+     * @return the lease, or empty if the calling thread does not hold this lock
+     */
+    public Optional<Lease> currentLease() {
+        Hold hold = client.holds().get(new HoldKey(lockId, Thread.currentThread()));
+        return hold == null ? Optional.empty() : Optional.of(hold.lease);
+    }
+
+    private boolean reenter() {
+        Hold hold = client.holds().get(new HoldKey(lockId, Thread.currentThread()));
+        if (hold == null) {
+            return false;
+        }
+        hold.count++;
+        return true;
+    }
+
+    private void hold(AcquireResult result) {
+        client.holds().put(new HoldKey(lockId, Thread.currentThread()), new Hold(result.lease().orElseThrow()));
+    }
+
+    private boolean holdIfAcquired(AcquireResult result) {
+        if (result.acquired()) {
+            hold(result);
+            return true;
+        }
+        if (result.reason() == FailureReason.NOT_ENOUGH_NODES) {
+            throw new NotEnoughNodesException(result.lastRound());
+        }
+        return false;
+    }
+
+    // ----------------------------------------------------------------------------------------- the handle face
+
+    /**
+     * Tries to acquire a lease within the configured wait budget and lease time.
+     *
+     * @return the lease, or empty if the lock stayed busy
+     * @throws InterruptedException if the thread is interrupted before or between rounds
+     * @throws NotEnoughNodesException if the budget ran out because too few nodes were reachable
+     * @throws IllegalStateException if the client is closed
+     */
+    public Optional<Lease> tryAcquire() throws InterruptedException {
+        return tryAcquire(engine.config().waitBudget(), engine.config().leaseTime());
+    }
+
+    /**
+     * Tries to acquire a lease within {@code wait}, with the configured lease time.
+     *
+     * @param wait the wait budget; zero means one round
+     * @return the lease, or empty if the lock stayed busy
+     * @throws InterruptedException if the thread is interrupted before or between rounds
+     * @throws NotEnoughNodesException if the budget ran out because too few nodes were reachable
+     * @throws IllegalStateException if the client is closed
+     */
+    public Optional<Lease> tryAcquire(Duration wait) throws InterruptedException {
+        return tryAcquire(wait, engine.config().leaseTime());
+    }
+
+    /**
+     * Tries to acquire a lease within {@code wait}, with the given lease time.
+     *
+     * @param wait the wait budget; zero means one round
+     * @param leaseTime the time to live set on each node; must exceed the per-node timeout
+     * @return the lease, or empty if the lock stayed busy
+     * @throws InterruptedException if the thread is interrupted before or between rounds
+     * @throws IllegalArgumentException if the lease time is not above the per-node timeout
+     * @throws NotEnoughNodesException if the budget ran out because too few nodes were reachable
+     * @throws IllegalStateException if the client is closed
+     */
+    public Optional<Lease> tryAcquire(Duration wait, Duration leaseTime) throws InterruptedException {
+        AcquireResult result = attempt(wait, leaseTime);
+        if (!result.acquired() && result.reason() == FailureReason.NOT_ENOUGH_NODES) {
+            throw new NotEnoughNodesException(result.lastRound());
+        }
+        return result.lease();
+    }
+
+    /**
+     * Tries to acquire a lease and reports everything: the lease or the reason there is none, and every node's
+     * answer in the last round. Never throws for node failures or contention.
+     *
+     * @param wait the wait budget; zero means one round
+     * @param leaseTime the time to live set on each node; must exceed the per-node timeout
+     * @return the result
+     * @throws InterruptedException if the thread is interrupted before or between rounds
+     * @throws IllegalArgumentException if the lease time is not above the per-node timeout
+     * @throws IllegalStateException if the client is closed
+     */
+    public AcquireResult attempt(Duration wait, Duration leaseTime) throws InterruptedException {
+        return engine.acquire(ref, checkLeaseTime(leaseTime), waitNanos(wait), true);
+    }
+
+    /**
+     * Acquires a lease without blocking; see {@link #tryAcquire(Duration, Duration)}. The future completes on the
+     * configured async executor: with the lease, empty if the lock stayed busy, or exceptionally with
+     * {@link NotEnoughNodesException}. Cancelling the future stops further rounds; a lease won meanwhile is
+     * released.
+     *
+     * @param wait the wait budget; zero means one round
+     * @param leaseTime the time to live set on each node; must exceed the per-node timeout
+     * @return a future of the lease
+     * @throws IllegalArgumentException if the lease time is not above the per-node timeout
+     */
+    public CompletableFuture<Optional<Lease>> tryAcquireAsync(Duration wait, Duration leaseTime) {
+        return attemptAsync(wait, leaseTime).thenApply(result -> {
+            if (!result.acquired() && result.reason() == FailureReason.NOT_ENOUGH_NODES) {
+                throw new NotEnoughNodesException(result.lastRound());
+            }
+            return result.lease();
+        });
+    }
+
+    /**
+     * Acquires without blocking and reports everything; see {@link #attempt(Duration, Duration)}. The future
+     * completes on the configured async executor, exceptionally only with {@link IllegalStateException} if the
+     * client closes.
+     *
+     * @param wait the wait budget; zero means one round
+     * @param leaseTime the time to live set on each node; must exceed the per-node timeout
+     * @return a future of the result
+     * @throws IllegalArgumentException if the lease time is not above the per-node timeout
+     */
+    public CompletableFuture<AcquireResult> attemptAsync(Duration wait, Duration leaseTime) {
+        return engine.acquireAsync(ref, checkLeaseTime(leaseTime), waitNanos(wait));
+    }
+
+    // ----------------------------------------------------------------------------------------- helpers
+
+    private long defaultTtlMillis() {
+        return engine.config().leaseTime().toMillis();
+    }
+
+    private static long waitNanos(Duration wait) {
+        Objects.requireNonNull(wait, "wait");
+        return wait.isNegative() ? 0 : saturatedNanos(wait);
+    }
+
+    private static long saturatedNanos(Duration d) {
+        try {
+            return d.toNanos();
+        } catch (ArithmeticException e) {
+            return QuorumEngine.FOREVER - 1;
+        }
+    }
+
+    private long checkLeaseTime(Duration leaseTime) {
+        Objects.requireNonNull(leaseTime, "leaseTime");
+        return checkLeaseTime(leaseTime.toMillis());
+    }
+
+    private long checkLeaseTime(long ttlMillis) {
+        long timeout = engine.config().perNodeTimeout().toMillis();
+        if (ttlMillis <= timeout) {
+            throw new IllegalArgumentException("leaseTime: must be greater than perNodeTimeout (" + timeout
+                    + " ms), got " + ttlMillis + " ms");
+        }
+        return ttlMillis;
+    }
+
+    @Override
+    public String toString() {
+        return "QuorumLock{" + ref.name() + ", " + ref.policy() + ", key=" + ref.key() + '}';
+    }
+}

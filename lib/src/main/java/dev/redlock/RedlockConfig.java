@@ -1,0 +1,560 @@
+package dev.redlock;
+
+import dev.redlock.internal.NodeSpec;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ForkJoinPool;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import redis.clients.jedis.UnifiedJedis;
+
+/**
+ * The immutable configuration of a {@link RedlockClient}: the nodes and every timing setting. Built with
+ * {@link #builder()}; each setter validates its argument at once and {@link Builder#build()} checks the rules that
+ * span several fields, so a bad configuration fails before any connection is made, with a message that names the
+ * field and the allowed range.
+ *
+ * <p>Instances are immutable and thread-safe. Defaults are the {@code DEFAULT_*} constants.
+ */
+public final class RedlockConfig {
+
+    private static final Logger LOG = LoggerFactory.getLogger(RedlockConfig.class);
+
+    /** Default per-node timeout: 50 ms. A round waits at most this long for any node. */
+    public static final Duration DEFAULT_PER_NODE_TIMEOUT = Duration.ofMillis(50);
+    /** Default TCP connect timeout: 1 s. */
+    public static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(1);
+    /** Default lease time (the TTL set on each node) when the caller fixes none: 30 s. */
+    public static final Duration DEFAULT_LEASE_TIME = Duration.ofSeconds(30);
+    /** Default drift factor: 0.01, so {@code drift = ttl * 0.01 + 2 ms}. */
+    public static final double DEFAULT_DRIFT_FACTOR = 0.01;
+    /** Default minimum validity: zero, so a round succeeds when its validity is above zero. */
+    public static final Duration DEFAULT_MIN_VALIDITY = Duration.ZERO;
+    /** Default wait budget of {@link QuorumLock#tryAcquire()}: 2 s. */
+    public static final Duration DEFAULT_WAIT_BUDGET = Duration.ofSeconds(2);
+    /** Default base delay between two rounds: 50 ms. */
+    public static final Duration DEFAULT_RETRY_DELAY = Duration.ofMillis(50);
+    /** Default jitter: 0.5, so delays are uniform in [25 ms, 75 ms] around the 50 ms base. */
+    public static final double DEFAULT_RETRY_JITTER = 0.5;
+    /** Default time a node's open circuit breaker waits before it lets a probe through: 1 s. */
+    public static final Duration DEFAULT_CIRCUIT_OPEN_DURATION = Duration.ofSeconds(1);
+    /** Default prefix of every lock key: {@code "redlock:"}. */
+    public static final String DEFAULT_KEY_PREFIX = "redlock:";
+
+    /** The fixed part of the drift: Redis expires keys with about a millisecond of granularity. */
+    public static final Duration DRIFT_CONSTANT = Duration.ofMillis(2);
+
+    private final List<NodeSpec> nodes;
+    private final Duration perNodeTimeout;
+    private final Duration connectTimeout;
+    private final Duration leaseTime;
+    private final double driftFactor;
+    private final Duration minValidity;
+    private final Duration waitBudget;
+    private final Duration retryDelay;
+    private final double retryJitter;
+    private final Duration circuitOpenDuration;
+    private final String keyPrefix;
+    private final Ticker ticker;
+    private final Executor asyncExecutor;
+
+    private RedlockConfig(Builder b) {
+        this.nodes = List.copyOf(b.nodes);
+        this.perNodeTimeout = b.perNodeTimeout;
+        this.connectTimeout = b.connectTimeout;
+        this.leaseTime = b.leaseTime;
+        this.driftFactor = b.driftFactor;
+        this.minValidity = b.minValidity;
+        this.waitBudget = b.waitBudget;
+        this.retryDelay = b.retryDelay;
+        this.retryJitter = b.retryJitter;
+        this.circuitOpenDuration = b.circuitOpenDuration;
+        this.keyPrefix = b.keyPrefix;
+        this.ticker = b.ticker;
+        this.asyncExecutor = b.asyncExecutor;
+    }
+
+    /**
+     * Returns a new builder with every setting at its default and no nodes.
+     *
+     * @return a builder
+     */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /**
+     * Returns a builder that starts from this configuration's values.
+     *
+     * @return a builder holding a copy of this configuration
+     */
+    public Builder toBuilder() {
+        Builder b = new Builder();
+        b.nodes.addAll(nodes);
+        b.perNodeTimeout = perNodeTimeout;
+        b.connectTimeout = connectTimeout;
+        b.leaseTime = leaseTime;
+        b.driftFactor = driftFactor;
+        b.minValidity = minValidity;
+        b.waitBudget = waitBudget;
+        b.retryDelay = retryDelay;
+        b.retryJitter = retryJitter;
+        b.circuitOpenDuration = circuitOpenDuration;
+        b.keyPrefix = keyPrefix;
+        b.ticker = ticker;
+        b.asyncExecutor = asyncExecutor;
+        return b;
+    }
+
+    /** The parsed nodes, in configuration order; for the client in this package. */
+    List<NodeSpec> nodeSpecs() {
+        return nodes;
+    }
+
+    /**
+     * Returns the names of the configured nodes ({@code host:port}, or {@code host:port/db}, or the name given with a
+     * client), in configuration order.
+     *
+     * @return an unmodifiable list
+     */
+    public List<String> nodeNames() {
+        List<String> names = new ArrayList<>(nodes.size());
+        for (NodeSpec n : nodes) {
+            names.add(n.name());
+        }
+        return List.copyOf(names);
+    }
+
+    /**
+     * Returns how long a round waits for any one node. Default {@link #DEFAULT_PER_NODE_TIMEOUT}.
+     *
+     * @return the per-node timeout
+     */
+    public Duration perNodeTimeout() {
+        return perNodeTimeout;
+    }
+
+    /**
+     * Returns the TCP connect timeout. Default {@link #DEFAULT_CONNECT_TIMEOUT}.
+     *
+     * @return the connect timeout
+     */
+    public Duration connectTimeout() {
+        return connectTimeout;
+    }
+
+    /**
+     * Returns the lease time (key TTL on each node) used when a call fixes none. Default {@link #DEFAULT_LEASE_TIME}.
+     *
+     * @return the default lease time
+     */
+    public Duration leaseTime() {
+        return leaseTime;
+    }
+
+    /**
+     * Returns the drift factor: {@code drift = ttl * driftFactor + 2 ms}. Default {@link #DEFAULT_DRIFT_FACTOR}.
+     *
+     * @return the drift factor, in [0, 0.5)
+     */
+    public double driftFactor() {
+        return driftFactor;
+    }
+
+    /**
+     * Returns the validity a round must leave to succeed (strictly more than this). Default
+     * {@link #DEFAULT_MIN_VALIDITY}.
+     *
+     * @return the minimum validity
+     */
+    public Duration minValidity() {
+        return minValidity;
+    }
+
+    /**
+     * Returns the wait budget of calls that take none, such as {@link QuorumLock#tryAcquire()}. Default
+     * {@link #DEFAULT_WAIT_BUDGET}.
+     *
+     * @return the default wait budget
+     */
+    public Duration waitBudget() {
+        return waitBudget;
+    }
+
+    /**
+     * Returns the base delay between two rounds. Default {@link #DEFAULT_RETRY_DELAY}.
+     *
+     * @return the retry delay
+     */
+    public Duration retryDelay() {
+        return retryDelay;
+    }
+
+    /**
+     * Returns the retry jitter: each delay is drawn uniformly from
+     * {@code [retryDelay * (1 - jitter), retryDelay * (1 + jitter)]}. Default {@link #DEFAULT_RETRY_JITTER}.
+     *
+     * @return the jitter factor, in [0, 1]
+     */
+    public double retryJitter() {
+        return retryJitter;
+    }
+
+    /**
+     * Returns how long a node's open circuit breaker rejects commands before a probe. Default
+     * {@link #DEFAULT_CIRCUIT_OPEN_DURATION}.
+     *
+     * @return the open duration
+     */
+    public Duration circuitOpenDuration() {
+        return circuitOpenDuration;
+    }
+
+    /**
+     * Returns the prefix of every lock key. Default {@link #DEFAULT_KEY_PREFIX}.
+     *
+     * @return the key prefix, possibly empty
+     */
+    public String keyPrefix() {
+        return keyPrefix;
+    }
+
+    /**
+     * Returns the monotonic ticker every lock decision reads. Default {@link Ticker#system()}.
+     *
+     * @return the ticker
+     */
+    public Ticker ticker() {
+        return ticker;
+    }
+
+    /**
+     * Returns the executor that completes the futures of the asynchronous methods, so user callbacks never run on the
+     * library's I/O threads. Default {@link ForkJoinPool#commonPool()}. The client does not shut it down.
+     *
+     * @return the executor
+     */
+    public Executor asyncExecutor() {
+        return asyncExecutor;
+    }
+
+    /**
+     * Returns the drift subtracted from a round of the given TTL: {@code ttl * driftFactor + 2 ms}.
+     *
+     * @param ttlNanos the TTL, in nanoseconds
+     * @return the drift, in nanoseconds
+     */
+    public long driftNanos(long ttlNanos) {
+        return (long) (ttlNanos * driftFactor) + DRIFT_CONSTANT.toNanos();
+    }
+
+    @Override
+    public String toString() {
+        return "RedlockConfig{nodes=" + nodeNames() + ", perNodeTimeout=" + perNodeTimeout + ", connectTimeout="
+                + connectTimeout + ", leaseTime=" + leaseTime + ", driftFactor=" + driftFactor + ", minValidity="
+                + minValidity + ", waitBudget=" + waitBudget + ", retryDelay=" + retryDelay + ", retryJitter="
+                + retryJitter + ", circuitOpenDuration=" + circuitOpenDuration + ", keyPrefix='" + keyPrefix + "'}";
+    }
+
+    /**
+     * Builds a {@link RedlockConfig}. Setters validate at once and throw {@link IllegalArgumentException} naming the
+     * field, the allowed range and the rejected value. Not thread-safe; use one builder per thread.
+     */
+    public static final class Builder {
+
+        private final List<NodeSpec> nodes = new ArrayList<>();
+        private Duration perNodeTimeout = DEFAULT_PER_NODE_TIMEOUT;
+        private Duration connectTimeout = DEFAULT_CONNECT_TIMEOUT;
+        private Duration leaseTime = DEFAULT_LEASE_TIME;
+        private double driftFactor = DEFAULT_DRIFT_FACTOR;
+        private Duration minValidity = DEFAULT_MIN_VALIDITY;
+        private Duration waitBudget = DEFAULT_WAIT_BUDGET;
+        private Duration retryDelay = DEFAULT_RETRY_DELAY;
+        private double retryJitter = DEFAULT_RETRY_JITTER;
+        private Duration circuitOpenDuration = DEFAULT_CIRCUIT_OPEN_DURATION;
+        private String keyPrefix = DEFAULT_KEY_PREFIX;
+        private Ticker ticker = Ticker.system();
+        private Executor asyncExecutor = ForkJoinPool.commonPool();
+
+        private Builder() {
+        }
+
+        /**
+         * Adds nodes by URI, {@code redis://[user:password@]host[:port][/db]} or {@code rediss://...} for TLS. The
+         * port defaults to 6379 and the database to 0. Each node must be an independent Redis master.
+         *
+         * @param uris the node URIs
+         * @return this builder
+         * @throws IllegalArgumentException if a URI is malformed, naming its position ({@code nodes[i]})
+         */
+        public Builder nodes(String... uris) {
+            Objects.requireNonNull(uris, "nodes");
+            for (String uri : uris) {
+                node(uri);
+            }
+            return this;
+        }
+
+        /**
+         * Adds nodes by URI, as {@link #nodes(String...)}.
+         *
+         * @param uris the node URIs
+         * @return this builder
+         * @throws IllegalArgumentException if a URI is malformed
+         */
+        public Builder nodes(List<String> uris) {
+            Objects.requireNonNull(uris, "nodes");
+            return nodes(uris.toArray(new String[0]));
+        }
+
+        /**
+         * Adds one node by URI, as {@link #nodes(String...)}.
+         *
+         * @param uri the node URI
+         * @return this builder
+         * @throws IllegalArgumentException if the URI is malformed
+         */
+        public Builder node(String uri) {
+            nodes.add(NodeSpec.parse("nodes[" + nodes.size() + "]", uri));
+            return this;
+        }
+
+        /**
+         * Adds a node through a Jedis client that the caller built and manages (pooling, TLS, Sentinel). The client
+         * is never closed by the library. Its own socket timeout bounds how long a stalled node blocks that node's
+         * I/O thread, so keep it close to the per-node timeout; a round still never waits longer than the per-node
+         * timeout.
+         *
+         * @param name a unique name for the node, used in outcomes and logs
+         * @param client the client; one per independent master
+         * @return this builder
+         * @throws IllegalArgumentException if the name is empty
+         */
+        public Builder node(String name, UnifiedJedis client) {
+            nodes.add(NodeSpec.ofClient("nodes[" + nodes.size() + "]", name, client));
+            return this;
+        }
+
+        /**
+         * Sets how long a round waits for any one node. Keep it much smaller than the lease time: a few ms to tens
+         * of ms. Default {@link #DEFAULT_PER_NODE_TIMEOUT}.
+         *
+         * @param timeout at least 1 ms
+         * @return this builder
+         * @throws IllegalArgumentException if below 1 ms
+         */
+        public Builder perNodeTimeout(Duration timeout) {
+            this.perNodeTimeout = atLeastOneMilli("perNodeTimeout", timeout);
+            return this;
+        }
+
+        /**
+         * Sets the TCP connect timeout. Default {@link #DEFAULT_CONNECT_TIMEOUT}.
+         *
+         * @param timeout at least 1 ms
+         * @return this builder
+         * @throws IllegalArgumentException if below 1 ms
+         */
+        public Builder connectTimeout(Duration timeout) {
+            this.connectTimeout = atLeastOneMilli("connectTimeout", timeout);
+            return this;
+        }
+
+        /**
+         * Sets the lease time (TTL on each node) used when a call fixes none. Default {@link #DEFAULT_LEASE_TIME}.
+         *
+         * @param leaseTime at least 1 ms; must exceed the per-node timeout (checked by {@link #build()})
+         * @return this builder
+         * @throws IllegalArgumentException if below 1 ms
+         */
+        public Builder leaseTime(Duration leaseTime) {
+            this.leaseTime = atLeastOneMilli("leaseTime", leaseTime);
+            return this;
+        }
+
+        /**
+         * Sets the drift factor: {@code drift = ttl * driftFactor + 2 ms} is subtracted from every validity to cover
+         * clock-rate differences between the client and the nodes. Default {@link #DEFAULT_DRIFT_FACTOR}.
+         *
+         * @param driftFactor in [0, 0.5)
+         * @return this builder
+         * @throws IllegalArgumentException if outside [0, 0.5)
+         */
+        public Builder driftFactor(double driftFactor) {
+            if (!(driftFactor >= 0 && driftFactor < 0.5)) {
+                throw new IllegalArgumentException("driftFactor: must be in [0, 0.5), got " + driftFactor);
+            }
+            this.driftFactor = driftFactor;
+            return this;
+        }
+
+        /**
+         * Sets the validity a round must leave to succeed (strictly more than this). Default
+         * {@link #DEFAULT_MIN_VALIDITY}.
+         *
+         * @param minValidity zero or more; must be below the lease time (checked by {@link #build()})
+         * @return this builder
+         * @throws IllegalArgumentException if negative
+         */
+        public Builder minValidity(Duration minValidity) {
+            this.minValidity = notNegative("minValidity", minValidity);
+            return this;
+        }
+
+        /**
+         * Sets the wait budget of calls that take none, such as {@link QuorumLock#tryAcquire()}. Zero means a single
+         * round. Default {@link #DEFAULT_WAIT_BUDGET}.
+         *
+         * @param waitBudget zero or more
+         * @return this builder
+         * @throws IllegalArgumentException if negative
+         */
+        public Builder waitBudget(Duration waitBudget) {
+            this.waitBudget = notNegative("waitBudget", waitBudget);
+            return this;
+        }
+
+        /**
+         * Sets the base delay between two rounds. Default {@link #DEFAULT_RETRY_DELAY}.
+         *
+         * @param retryDelay at least 1 ms
+         * @return this builder
+         * @throws IllegalArgumentException if below 1 ms
+         */
+        public Builder retryDelay(Duration retryDelay) {
+            this.retryDelay = atLeastOneMilli("retryDelay", retryDelay);
+            return this;
+        }
+
+        /**
+         * Sets the jitter of the retry delay: each delay is uniform in
+         * {@code [retryDelay * (1 - jitter), retryDelay * (1 + jitter)]}, so competing clients do not retry in lock
+         * step. Default {@link #DEFAULT_RETRY_JITTER}.
+         *
+         * @param jitter in [0, 1]
+         * @return this builder
+         * @throws IllegalArgumentException if outside [0, 1]
+         */
+        public Builder retryJitter(double jitter) {
+            if (!(jitter >= 0 && jitter <= 1)) {
+                throw new IllegalArgumentException("retryJitter: must be in [0, 1], got " + jitter);
+            }
+            this.retryJitter = jitter;
+            return this;
+        }
+
+        /**
+         * Sets how long a node's open circuit breaker rejects commands before letting a probe through. A node's
+         * breaker opens when at least half of its last 10 commands (and at least 5) failed or timed out. Default
+         * {@link #DEFAULT_CIRCUIT_OPEN_DURATION}.
+         *
+         * @param openDuration at least 1 ms
+         * @return this builder
+         * @throws IllegalArgumentException if below 1 ms
+         */
+        public Builder circuitOpenDuration(Duration openDuration) {
+            this.circuitOpenDuration = atLeastOneMilli("circuitOpenDuration", openDuration);
+            return this;
+        }
+
+        /**
+         * Sets the prefix of every lock key; the key of lock {@code name} is {@code prefix + "{" + name + "}"}, the
+         * braces being a Redis Cluster hash tag. Default {@link #DEFAULT_KEY_PREFIX}.
+         *
+         * @param keyPrefix the prefix, possibly empty
+         * @return this builder
+         */
+        public Builder keyPrefix(String keyPrefix) {
+            this.keyPrefix = Objects.requireNonNull(keyPrefix, "keyPrefix");
+            return this;
+        }
+
+        /**
+         * Sets the monotonic ticker every lock decision reads. Default {@link Ticker#system()}; tests pass a fake.
+         *
+         * @param ticker the ticker
+         * @return this builder
+         */
+        public Builder ticker(Ticker ticker) {
+            this.ticker = Objects.requireNonNull(ticker, "ticker");
+            return this;
+        }
+
+        /**
+         * Sets the executor that completes the futures of asynchronous methods. Default
+         * {@link ForkJoinPool#commonPool()}. The client never shuts it down.
+         *
+         * @param executor the executor
+         * @return this builder
+         */
+        public Builder asyncExecutor(Executor executor) {
+            this.asyncExecutor = Objects.requireNonNull(executor, "asyncExecutor");
+            return this;
+        }
+
+        /**
+         * Checks the rules that span fields and builds the configuration. Logs a warning when the number of nodes is
+         * even (it tolerates no more failures than one node fewer) or below 3 (no fault tolerance).
+         *
+         * @return the configuration
+         * @throws IllegalArgumentException if there are no nodes, two nodes are the same, the per-node timeout is not
+         *         below the lease time, or the minimum validity is not below the lease time
+         */
+        public RedlockConfig build() {
+            if (nodes.isEmpty()) {
+                throw new IllegalArgumentException(
+                        "nodes: at least 1 node is required (got none); add redis://host:port URIs");
+            }
+            Map<String, Integer> seen = new HashMap<>();
+            for (int i = 0; i < nodes.size(); i++) {
+                Integer first = seen.putIfAbsent(nodes.get(i).name(), i);
+                if (first != null) {
+                    throw new IllegalArgumentException("nodes: duplicate node " + nodes.get(i).name() + " at nodes["
+                            + first + "] and nodes[" + i + "]; every node must be a distinct master");
+                }
+            }
+            if (perNodeTimeout.compareTo(leaseTime) >= 0) {
+                throw new IllegalArgumentException("perNodeTimeout: must be below leaseTime (" + leaseTime.toMillis()
+                        + " ms), got " + perNodeTimeout.toMillis() + " ms");
+            }
+            if (minValidity.compareTo(leaseTime) >= 0) {
+                throw new IllegalArgumentException("minValidity: must be below leaseTime (" + leaseTime.toMillis()
+                        + " ms), got " + minValidity.toMillis() + " ms");
+            }
+            int n = nodes.size();
+            if (n < 3) {
+                LOG.warn("{} node(s) configured: a RedLock needs at least 3 independent masters to survive a node "
+                        + "failure", n);
+            } else if (n % 2 == 0) {
+                LOG.warn("{} nodes configured: an even N tolerates no more failures than N-1 ({}); prefer an odd N",
+                        n, QuorumPolicy.MAJORITY.tolerated(n));
+            }
+            return new RedlockConfig(this);
+        }
+
+        private static Duration atLeastOneMilli(String field, Duration d) {
+            Objects.requireNonNull(d, field);
+            if (d.compareTo(Duration.ofMillis(1)) < 0) {
+                throw new IllegalArgumentException(field + ": must be at least 1 ms, got " + describe(d));
+            }
+            return d;
+        }
+
+        private static Duration notNegative(String field, Duration d) {
+            Objects.requireNonNull(d, field);
+            if (d.isNegative()) {
+                throw new IllegalArgumentException(field + ": must be >= 0, got " + describe(d));
+            }
+            return d;
+        }
+
+        private static String describe(Duration d) {
+            return d.toNanos() % 1_000_000 == 0 ? d.toMillis() + " ms" : d.toNanos() + " ns";
+        }
+    }
+}

@@ -1,0 +1,406 @@
+package dev.redlock.internal;
+
+import dev.redlock.NodeStatus;
+import dev.redlock.RedlockConfig;
+import dev.redlock.Ticker;
+import io.github.resilience4j.circuitbreaker.CircuitBreaker;
+import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
+import java.net.SocketTimeoutException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.LockSupport;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import redis.clients.jedis.AbstractPipeline;
+import redis.clients.jedis.ClientSetInfoConfig;
+import redis.clients.jedis.CommandArguments;
+import redis.clients.jedis.Connection;
+import redis.clients.jedis.DefaultJedisClientConfig;
+import redis.clients.jedis.HostAndPort;
+import redis.clients.jedis.Pipeline;
+import redis.clients.jedis.Protocol;
+import redis.clients.jedis.Response;
+import redis.clients.jedis.exceptions.JedisDataException;
+import redis.clients.jedis.exceptions.JedisNoScriptException;
+
+/**
+ * One node, served by one I/O thread that owns one connection.
+ *
+ * <p>Callers never touch the socket: they enqueue ops and the I/O thread drains the queue in batches, writes a whole
+ * batch as one pipeline and reads the replies in order. Under load many callers share one write and one read, and
+ * per-node FIFO order means a release always reaches the node after the acquire it undoes.
+ *
+ * <p>A connection on which a read timed out is closed, never reused: its late reply would otherwise be read as the
+ * answer to the next command. The socket timeout is the per-node timeout.
+ */
+public final class JedisNodeClient implements NodeClient {
+
+    private static final Logger LOG = LoggerFactory.getLogger(JedisNodeClient.class);
+    private static final int MAX_BATCH = 512;
+
+    private final NodeSpec spec;
+    private final Ticker ticker;
+    private final DefaultJedisClientConfig clientConfig;
+    private final CircuitBreaker breaker;
+    private final long closeGraceNanos;
+    private final long joinMillis;
+
+    private final ConcurrentLinkedQueue<NodeOp> queue = new ConcurrentLinkedQueue<>();
+    private final AtomicBoolean sleeping = new AtomicBoolean();
+    private final Thread thread;
+    private volatile boolean closing;
+    private volatile boolean terminated;
+    private volatile long closeDeadlineNanos;
+
+    // Confined to the I/O thread.
+    private Connection connection;
+    private Pipeline pipeline;
+    private boolean healthy = true;
+    private final List<NodeOp> batch = new ArrayList<>();
+
+    public JedisNodeClient(NodeSpec spec, RedlockConfig config, String threadName) {
+        this.spec = spec;
+        this.ticker = config.ticker();
+        int timeoutMs = (int) Math.min(Integer.MAX_VALUE, config.perNodeTimeout().toMillis());
+        this.clientConfig = spec.client() != null ? null : DefaultJedisClientConfig.builder()
+                .connectionTimeoutMillis((int) Math.min(Integer.MAX_VALUE, config.connectTimeout().toMillis()))
+                .socketTimeoutMillis(timeoutMs)
+                .user(spec.user())
+                .password(spec.password())
+                .database(spec.database())
+                .ssl(spec.ssl())
+                // One round trip fewer per connect; the library name is not worth it on a lock's hot path.
+                .clientSetInfoConfig(ClientSetInfoConfig.DISABLED)
+                // RESP2 as configured; auto-negotiation would log a warning on every connect to Redis < 6.
+                .autoNegotiateProtocol(false)
+                .build();
+        this.breaker = CircuitBreaker.of(spec.name(), CircuitBreakerConfig.custom()
+                .slidingWindowType(CircuitBreakerConfig.SlidingWindowType.COUNT_BASED)
+                .slidingWindowSize(10)
+                .minimumNumberOfCalls(5)
+                .failureRateThreshold(50)
+                .waitDurationInOpenState(config.circuitOpenDuration())
+                .permittedNumberOfCallsInHalfOpenState(2)
+                // Automatic transition would start a timer thread per breaker; the next call probes instead.
+                .automaticTransitionFromOpenToHalfOpenEnabled(false)
+                .writableStackTraceEnabled(false)
+                .build());
+        this.closeGraceNanos = Math.max(4 * config.perNodeTimeout().toNanos(), TimeUnit.MILLISECONDS.toNanos(200));
+        this.joinMillis = TimeUnit.NANOSECONDS.toMillis(closeGraceNanos) + config.connectTimeout().toMillis()
+                + 2L * timeoutMs + 1_000;
+        this.thread = new Thread(this::run, threadName);
+        this.thread.setDaemon(true);
+    }
+
+    /** Starts the I/O thread, which connects at once so the first round does not pay for the handshake. */
+    public void start() {
+        thread.start();
+    }
+
+    @Override
+    public String name() {
+        return spec.name();
+    }
+
+    /** The node's circuit breaker state, for diagnostics and tests. */
+    public CircuitBreaker.State circuitState() {
+        return breaker.getState();
+    }
+
+    @Override
+    public void submit(NodeOp op) {
+        if (closing) {
+            op.complete(NodeStatus.ERROR, new IllegalStateException("the Redlock client is closed"));
+            return;
+        }
+        // Releases are sent even while the breaker is open: an earlier acquire may have been applied.
+        if (op.kind != NodeOp.Kind.RELEASE) {
+            if (!breaker.tryAcquirePermission()) {
+                op.complete(NodeStatus.CIRCUIT_OPEN, null);
+                return;
+            }
+            op.permitted = true;
+        }
+        queue.add(op);
+        if (terminated) {
+            failQueued();
+        } else if (sleeping.get()) {
+            LockSupport.unpark(thread);
+        }
+    }
+
+    private void run() {
+        if (spec.client() == null) {
+            try {
+                ensurePipeline();
+            } catch (RuntimeException e) {
+                markUnhealthy(e);
+            }
+        }
+        while (true) {
+            NodeOp op = queue.poll();
+            if (op == null) {
+                if (closing) {
+                    break;
+                }
+                sleeping.set(true);
+                if (queue.isEmpty() && !closing) {
+                    LockSupport.park(this);
+                }
+                sleeping.set(false);
+                continue;
+            }
+            do {
+                batch.add(op);
+            } while (batch.size() < MAX_BATCH && (op = queue.poll()) != null);
+            try {
+                process(batch);
+            } catch (RuntimeException e) {
+                // A bug must not kill the node's only I/O thread; every op still gets an answer.
+                LOG.error("node {}: unexpected failure while processing a batch", spec.name(), e);
+                for (NodeOp o : batch) {
+                    finish(o, NodeStatus.ERROR, e);
+                }
+            }
+            batch.clear();
+        }
+        discardConnection();
+        terminated = true;
+        failQueued();
+    }
+
+    private void process(List<NodeOp> ops) {
+        long now = ticker.nanoTime();
+        boolean overdue = closing && System.nanoTime() - closeDeadlineNanos > 0;
+        int kept = 0;
+        for (NodeOp op : ops) {
+            if (overdue) {
+                finish(op, NodeStatus.ERROR, new IllegalStateException("the Redlock client closed before this "
+                        + op.kind + " could be sent to " + spec.name()));
+            } else if (now - op.sendByNanos > 0) {
+                // The caller stopped waiting (or the key expired anyway): a late acquire must not be sent at all.
+                finish(op, NodeStatus.TIMEOUT, new TimeoutException("not sent: " + op.kind + " to " + spec.name()
+                        + " was still queued at its deadline"));
+            } else {
+                ops.set(kept++, op);
+            }
+        }
+        if (kept > 0) {
+            execute(ops.subList(0, kept));
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    private void execute(List<NodeOp> ops) {
+        AbstractPipeline p = null;
+        boolean[] done = new boolean[ops.size()];
+        try {
+            long sentAt = ticker.nanoTime();
+            for (NodeOp op : ops) {
+                op.sentAtNanos = sentAt;
+            }
+            p = spec.client() == null ? ensurePipeline() : spec.client().pipelined();
+            Response<Object>[] replies = new Response[ops.size()];
+            for (int i = 0; i < ops.size(); i++) {
+                replies[i] = p.sendCommand(command(ops.get(i), true));
+            }
+            p.sync();
+            List<Integer> noScript = null;
+            for (int i = 0; i < ops.size(); i++) {
+                try {
+                    NodeOp op = ops.get(i);
+                    finish(op, op.statusOf(replies[i].get()), null);
+                    done[i] = true;
+                } catch (JedisNoScriptException e) {
+                    // The node's script cache was flushed (restart, SCRIPT FLUSH): resend as EVAL, which reloads it.
+                    if (noScript == null) {
+                        noScript = new ArrayList<>();
+                    }
+                    noScript.add(i);
+                } catch (RuntimeException e) {
+                    finish(ops.get(i), NodeStatus.ERROR, e);
+                    done[i] = true;
+                }
+            }
+            if (noScript != null) {
+                LOG.debug("node {}: NOSCRIPT for {} call(s), falling back to EVAL", spec.name(), noScript.size());
+                for (int i : noScript) {
+                    replies[i] = p.sendCommand(command(ops.get(i), false));
+                }
+                p.sync();
+                for (int i : noScript) {
+                    NodeOp op = ops.get(i);
+                    try {
+                        finish(op, op.statusOf(replies[i].get()), null);
+                    } catch (RuntimeException e) {
+                        finish(op, NodeStatus.ERROR, e);
+                    }
+                    done[i] = true;
+                }
+            }
+            markHealthy();
+        } catch (RuntimeException e) {
+            if (spec.client() == null) {
+                // Never reuse a connection after a failed read: a late reply would answer the next command.
+                discardConnection();
+            }
+            NodeStatus status = isTimeout(e) ? NodeStatus.TIMEOUT : NodeStatus.ERROR;
+            for (int i = 0; i < ops.size(); i++) {
+                if (!done[i]) {
+                    finish(ops.get(i), status, e);
+                }
+            }
+            markUnhealthy(e);
+        } finally {
+            if (p != null && spec.client() != null) {
+                closeUserPipeline(p);
+            }
+        }
+    }
+
+    private static CommandArguments command(NodeOp op, boolean bySha) {
+        switch (op.kind) {
+            case ACQUIRE:
+                return new CommandArguments(Protocol.Command.SET).key(op.key).add(op.token)
+                        .add("NX").add("PX").add(op.ttlMillis);
+            case RELEASE:
+                return script(LuaScript.RELEASE, bySha, op).add(op.token);
+            case EXTEND:
+                return script(LuaScript.EXTEND, bySha, op).add(op.token).add(op.ttlMillis);
+            default:
+                throw new IllegalStateException("unknown op " + op.kind);
+        }
+    }
+
+    private static CommandArguments script(LuaScript script, boolean bySha, NodeOp op) {
+        return bySha
+                ? new CommandArguments(Protocol.Command.EVALSHA).add(script.sha1()).add(1).key(op.key)
+                : new CommandArguments(Protocol.Command.EVAL).add(script.source()).add(1).key(op.key);
+    }
+
+    private void finish(NodeOp op, NodeStatus status, Throwable error) {
+        if (op.permitted) {
+            op.permitted = false;
+            long took = ticker.nanoTime() - op.sentAtNanos;
+            if (status == NodeStatus.ERROR || status == NodeStatus.TIMEOUT) {
+                if (error instanceof TimeoutException && error.getMessage().startsWith("not sent")) {
+                    // Never reached the node: says nothing about its health.
+                    breaker.releasePermission();
+                } else {
+                    breaker.onError(took, TimeUnit.NANOSECONDS, error);
+                }
+            } else {
+                breaker.onSuccess(took, TimeUnit.NANOSECONDS);
+            }
+        }
+        if (status == NodeStatus.ERROR || status == NodeStatus.TIMEOUT) {
+            LOG.debug("node {}: {} {} for key {}: {}", spec.name(), op.kind, status, op.key, String.valueOf(error));
+        }
+        op.complete(status, error);
+    }
+
+    private AbstractPipeline ensurePipeline() {
+        if (connection == null || connection.isBroken() || !connection.isConnected()) {
+            discardConnection();
+            connection = new Connection(new HostAndPort(spec.host(), spec.port()), clientConfig);
+            pipeline = new Pipeline(connection, false);
+        }
+        return pipeline;
+    }
+
+    private void discardConnection() {
+        Connection c = connection;
+        connection = null;
+        pipeline = null;
+        if (c != null) {
+            try {
+                c.close();
+            } catch (RuntimeException e) {
+                LOG.debug("node {}: error while closing a discarded connection", spec.name(), e);
+            }
+        }
+    }
+
+    private void closeUserPipeline(AbstractPipeline p) {
+        try {
+            p.close();
+        } catch (RuntimeException e) {
+            LOG.debug("node {}: error while returning a pipeline to the user's client", spec.name(), e);
+        }
+    }
+
+    private void markHealthy() {
+        if (!healthy) {
+            healthy = true;
+            LOG.info("node {} is reachable again", spec.name());
+        }
+    }
+
+    private void markUnhealthy(RuntimeException e) {
+        if (healthy) {
+            healthy = false;
+            LOG.warn("node {} failed: {}", spec.name(), e.toString());
+        } else {
+            LOG.debug("node {} still failing: {}", spec.name(), e.toString());
+        }
+    }
+
+    private static boolean isTimeout(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof SocketTimeoutException) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private void failQueued() {
+        NodeOp op;
+        while ((op = queue.poll()) != null) {
+            if (op.permitted) {
+                op.permitted = false;
+                breaker.releasePermission();
+            }
+            op.complete(NodeStatus.ERROR, new IllegalStateException("the Redlock client is closed"));
+        }
+    }
+
+    /** Stops accepting ops and lets the I/O thread flush what is queued, without waiting for it. */
+    public void initiateClose() {
+        if (closing) {
+            return;
+        }
+        closeDeadlineNanos = System.nanoTime() + closeGraceNanos;
+        closing = true;
+        LockSupport.unpark(thread);
+    }
+
+    @Override
+    public void close() {
+        initiateClose();
+        try {
+            thread.join(joinMillis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        if (thread.isAlive()) {
+            LOG.warn("node {}: I/O thread did not stop within {} ms; it is blocked in a call to the node",
+                    spec.name(), joinMillis);
+            thread.interrupt();
+        }
+    }
+
+    /** For tests: whether the I/O thread has ended. */
+    public boolean isTerminated() {
+        return terminated && !thread.isAlive();
+    }
+
+    @Override
+    public String toString() {
+        return "JedisNodeClient{" + spec.name() + ", circuit=" + breaker.getState() + '}';
+    }
+}

@@ -1,0 +1,70 @@
+package dev.redlock.internal;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+
+/**
+ * A Lua script loaded once from a {@code .lua} resource, with its SHA-1 so nodes run it by {@code EVALSHA}. A node
+ * whose script cache was flushed (restart, {@code SCRIPT FLUSH}) answers NOSCRIPT and the caller falls back to
+ * {@code EVAL}, which also caches the script again.
+ */
+public final class LuaScript {
+
+    /** Compare-and-delete: releases a key only while it holds the caller's token. */
+    public static final LuaScript RELEASE = load("release.lua");
+    /** Compare-and-expire: extends a key only while it holds the caller's token; never recreates it. */
+    public static final LuaScript EXTEND = load("extend.lua");
+
+    private final String name;
+    private final String source;
+    private final String sha1;
+
+    private LuaScript(String name, String source) {
+        this.name = name;
+        this.source = source;
+        this.sha1 = sha1Hex(source);
+    }
+
+    static LuaScript load(String resource) {
+        String path = "/dev/redlock/lua/" + resource;
+        try (InputStream in = LuaScript.class.getResourceAsStream(path)) {
+            if (in == null) {
+                throw new IllegalStateException("Lua resource " + path + " is missing from the classpath");
+            }
+            return new LuaScript(resource, new String(in.readAllBytes(), StandardCharsets.UTF_8));
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read Lua resource " + path, e);
+        }
+    }
+
+    private static String sha1Hex(String text) {
+        try {
+            byte[] digest = MessageDigest.getInstance("SHA-1").digest(text.getBytes(StandardCharsets.UTF_8));
+            return HexFormat.of().formatHex(digest);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-1 is required by the Java platform", e);
+        }
+    }
+
+    public String name() {
+        return name;
+    }
+
+    public String source() {
+        return source;
+    }
+
+    public String sha1() {
+        return sha1;
+    }
+
+    @Override
+    public String toString() {
+        return name + "@" + sha1.substring(0, 8);
+    }
+}

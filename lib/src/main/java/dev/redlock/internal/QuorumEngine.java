@@ -1,0 +1,400 @@
+package dev.redlock.internal;
+
+import dev.redlock.AcquireResult;
+import dev.redlock.FailureReason;
+import dev.redlock.NodeOutcome;
+import dev.redlock.QuorumPolicy;
+import dev.redlock.RedlockConfig;
+import dev.redlock.ReleaseResult;
+import dev.redlock.RoundOutcome;
+import dev.redlock.Ticker;
+import io.github.resilience4j.core.IntervalFunction;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The quorum engine: acquire and release rounds over N nodes, the retry loop, and validity.
+ *
+ * <p>One acquire round: read {@code t1}, send {@code SET key token NX PX ttl} to every node in parallel, count votes
+ * until the outcome is known or the per-node timeout passes, then {@code validity = ttl - elapsed - drift}. Success
+ * needs a quorum of grants and validity above the minimum; the lease is valid until {@code t1 + validity}. A failed
+ * round is released on every node, including those that timed out: a SET whose reply was lost may have been applied.
+ *
+ * <p>Thread-safe. Synchronous calls run their rounds on the caller's thread; asynchronous calls are driven by node
+ * I/O threads and the client's scheduler.
+ */
+public final class QuorumEngine implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(QuorumEngine.class);
+    /** Wait budget meaning "until acquired" ({@link java.util.concurrent.locks.Lock#lock()}). */
+    public static final long FOREVER = Long.MAX_VALUE;
+
+    private final RedlockConfig config;
+    private final List<? extends NodeClient> nodes;
+    private final List<String> names;
+    private final Ticker ticker;
+    private final ScheduledExecutorService scheduler;
+    private final Executor asyncExecutor;
+    private final IntervalFunction backoff;
+    private final long perNodeTimeoutNanos;
+    private final long minValidityNanos;
+    private final int majority;
+    private volatile boolean closed;
+
+    public QuorumEngine(RedlockConfig config, List<? extends NodeClient> nodes, ScheduledExecutorService scheduler) {
+        this.config = config;
+        this.nodes = List.copyOf(nodes);
+        List<String> n = new ArrayList<>(nodes.size());
+        for (NodeClient node : nodes) {
+            n.add(node.name());
+        }
+        this.names = List.copyOf(n);
+        this.ticker = config.ticker();
+        this.scheduler = scheduler;
+        this.asyncExecutor = config.asyncExecutor();
+        long delayMs = config.retryDelay().toMillis();
+        this.backoff = config.retryJitter() == 0
+                ? IntervalFunction.of(delayMs)
+                : IntervalFunction.ofRandomized(delayMs, Math.min(config.retryJitter(), 0.999));
+        this.perNodeTimeoutNanos = config.perNodeTimeout().toNanos();
+        this.minValidityNanos = config.minValidity().toNanos();
+        this.majority = QuorumPolicy.MAJORITY.required(nodes.size());
+    }
+
+    public RedlockConfig config() {
+        return config;
+    }
+
+    public Ticker ticker() {
+        return ticker;
+    }
+
+    public List<String> nodeNames() {
+        return names;
+    }
+
+    // ------------------------------------------------------------------------------------------------ acquire
+
+    /** The result of one round: the outcome, and the lease when it succeeded. */
+    private static final class Attempt {
+        final RoundOutcome outcome;
+        final DefaultLease lease;
+
+        Attempt(RoundOutcome outcome, DefaultLease lease) {
+            this.outcome = outcome;
+            this.lease = lease;
+        }
+    }
+
+    /**
+     * Acquires on the caller's thread, retrying after a random delay while the wait budget lasts. Returns a failed
+     * result when the budget runs out; never throws for node failures.
+     *
+     * @param waitNanos the wait budget; 0 for one round, {@link #FOREVER} to wait until acquired
+     * @param interruptible whether an interrupt aborts the wait; if not, the interrupt status is kept
+     * @throws InterruptedException if interruptible and the thread was interrupted before or between rounds
+     */
+    public AcquireResult acquire(LockRef ref, long ttlMillis, long waitNanos, boolean interruptible)
+            throws InterruptedException {
+        boolean forever = waitNanos == FOREVER;
+        long deadline = ticker.nanoTime() + (forever ? 0 : waitNanos);
+        boolean interrupted = false;
+        int unavailableRounds = 0;
+        try {
+            for (int rounds = 1; ; rounds++) {
+                if (interruptible && Thread.interrupted()) {
+                    throw new InterruptedException("interrupted while acquiring lock '" + ref.name() + "'");
+                }
+                ensureOpen();
+                Attempt a = roundSync(ref, ttlMillis);
+                if (a.lease != null) {
+                    return new AcquireResult(a.lease, a.outcome, rounds);
+                }
+                unavailableRounds = logFailure(a.outcome, unavailableRounds);
+                long remaining = deadline - ticker.nanoTime();
+                if (!forever && remaining <= 0) {
+                    return new AcquireResult(null, a.outcome, rounds);
+                }
+                long delay = forever ? nextDelayNanos(rounds) : Math.min(nextDelayNanos(rounds), remaining);
+                LockSupport.parkNanos(this, delay);
+                if (Thread.interrupted()) {
+                    if (interruptible) {
+                        throw new InterruptedException("interrupted while acquiring lock '" + ref.name() + "'");
+                    }
+                    interrupted = true;
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    private Attempt roundSync(LockRef ref, long ttlMillis) {
+        String token = Tokens.next();
+        long t1 = ticker.nanoTime();
+        Round round = new Round(NodeOp.Kind.ACQUIRE, names, ref.policy().required(nodes.size()), t1, ticker)
+                .waitingThread(Thread.currentThread());
+        submitAll(round, ref.key(), token, ttlMillis, t1 + perNodeTimeoutNanos);
+        round.await(t1 + perNodeTimeoutNanos);
+        return evaluate(ref, round, token, ttlMillis);
+    }
+
+    /** Turns a decided acquire round into an outcome; a failed round is released on every node. */
+    private Attempt evaluate(LockRef ref, Round round, String token, long ttlMillis) {
+        long t1 = round.startNanos();
+        long elapsed = round.decidedAtNanos() - t1;
+        long ttlNanos = TimeUnit.MILLISECONDS.toNanos(ttlMillis);
+        long validity = ttlNanos - elapsed - config.driftNanos(ttlNanos);
+        List<NodeOutcome> outcomes = round.outcomesAtDecision();
+        int granted = round.yesAtDecision();
+        FailureReason reason;
+        if (granted >= round.need()) {
+            reason = validity > minValidityNanos ? FailureReason.NONE : FailureReason.VALIDITY_EXHAUSTED;
+        } else {
+            int unavailable = 0;
+            for (NodeOutcome o : outcomes) {
+                if (o.status().isUnavailable()) {
+                    unavailable++;
+                }
+            }
+            reason = round.size() - unavailable < round.need() ? FailureReason.NOT_ENOUGH_NODES : FailureReason.BUSY;
+        }
+        RoundOutcome outcome = new RoundOutcome(ref.name(), ref.policy(), round.need(), outcomes, granted, elapsed,
+                validity, reason);
+        if (reason != FailureReason.NONE) {
+            releaseInBackground(ref.key(), token, t1 + ttlNanos);
+            return new Attempt(outcome, null);
+        }
+        DefaultLease lease = new DefaultLease(this, ref, token, ttlMillis, t1, t1 + validity, t1 + ttlNanos, outcome);
+        LOG.debug("acquired lock '{}' token {}… {}/{} grants, validity {} ms", ref.name(), Tokens.prefix(token),
+                granted, round.need(), validity / 1_000_000);
+        return new Attempt(outcome, lease);
+    }
+
+    private int logFailure(RoundOutcome outcome, int unavailableRounds) {
+        if (outcome.reason() != FailureReason.NOT_ENOUGH_NODES) {
+            LOG.trace("round for lock '{}' failed: {}", outcome.lockName(), outcome);
+            return 0;
+        }
+        // Warn on the first round of a run that could not reach enough nodes, then only now and then.
+        if (unavailableRounds % 100 == 0) {
+            LOG.warn("lock '{}': not enough nodes reachable ({} of {} unavailable, {} required): {}",
+                    outcome.lockName(), outcome.unavailable(), outcome.nodes().size(), outcome.required(),
+                    outcome.nodes());
+        }
+        return unavailableRounds + 1;
+    }
+
+    private long nextDelayNanos(int attempt) {
+        return TimeUnit.MILLISECONDS.toNanos(backoff.apply(attempt));
+    }
+
+    /**
+     * Acquires without blocking the caller. Rounds are driven by node I/O threads and the scheduler; the future
+     * completes on the async executor. Cancelling the future stops further rounds, and a lease won after
+     * cancellation is released.
+     */
+    public CompletableFuture<AcquireResult> acquireAsync(LockRef ref, long ttlMillis, long waitNanos) {
+        AsyncAcquisition a = new AsyncAcquisition(ref, ttlMillis, waitNanos);
+        a.startRound();
+        return a.future;
+    }
+
+    private final class AsyncAcquisition implements Round.Listener {
+        final LockRef ref;
+        final long ttlMillis;
+        final boolean forever;
+        final long deadline;
+        final CompletableFuture<AcquireResult> future = new CompletableFuture<>();
+        int rounds;
+        int unavailableRounds;
+        String token;
+        volatile ScheduledFuture<?> timer;
+
+        AsyncAcquisition(LockRef ref, long ttlMillis, long waitNanos) {
+            this.ref = ref;
+            this.ttlMillis = ttlMillis;
+            this.forever = waitNanos == FOREVER;
+            this.deadline = ticker.nanoTime() + (forever ? 0 : waitNanos);
+        }
+
+        void startRound() {
+            if (future.isDone()) {
+                return;
+            }
+            if (closed) {
+                future.completeExceptionally(closedException());
+                return;
+            }
+            rounds++;
+            token = Tokens.next();
+            long t1 = ticker.nanoTime();
+            Round round = new Round(NodeOp.Kind.ACQUIRE, names, ref.policy().required(nodes.size()), t1, ticker)
+                    .listener(this);
+            try {
+                timer = scheduler.schedule(round::expire, perNodeTimeoutNanos, TimeUnit.NANOSECONDS);
+            } catch (RejectedExecutionException e) {
+                future.completeExceptionally(closedException());
+                return;
+            }
+            submitAll(round, ref.key(), token, ttlMillis, t1 + perNodeTimeoutNanos);
+        }
+
+        @Override
+        public void decided(Round round) {
+            ScheduledFuture<?> t = timer;
+            if (t != null) {
+                t.cancel(false);
+            }
+            Attempt a = evaluate(ref, round, token, ttlMillis);
+            if (a.lease != null) {
+                deliver(new AcquireResult(a.lease, a.outcome, rounds));
+                return;
+            }
+            unavailableRounds = logFailure(a.outcome, unavailableRounds);
+            long remaining = deadline - ticker.nanoTime();
+            if ((!forever && remaining <= 0) || future.isDone() || closed) {
+                deliver(new AcquireResult(null, a.outcome, rounds));
+                return;
+            }
+            long delay = forever ? nextDelayNanos(rounds) : Math.min(nextDelayNanos(rounds), remaining);
+            try {
+                scheduler.schedule(this::startRound, delay, TimeUnit.NANOSECONDS);
+            } catch (RejectedExecutionException e) {
+                deliver(new AcquireResult(null, a.outcome, rounds));
+            }
+        }
+
+        private void deliver(AcquireResult result) {
+            completeAsync(() -> {
+                if (!future.complete(result) && result.acquired()) {
+                    // The caller cancelled while the winning round was in flight: give the lock back.
+                    result.lease().get().releaseAsync();
+                }
+            });
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------------ release
+
+    /**
+     * Releases on every node and waits until the outcome is decided: a majority confirmed the key is no longer ours,
+     * or every node answered, or one per-node timeout passed. The rest completes in the background.
+     */
+    ReleaseResult releaseSync(DefaultLease lease) {
+        long t1 = ticker.nanoTime();
+        Round round = new Round(NodeOp.Kind.RELEASE, names, majority, t1, ticker)
+                .waitingThread(Thread.currentThread());
+        CompletableFuture<Round> all = round.allAnswered();
+        submitAll(round, lease.key(), lease.token(), 0, releaseSendBy(lease, t1));
+        round.await(t1 + perNodeTimeoutNanos);
+        return releaseResult(lease, round, all);
+    }
+
+    CompletableFuture<ReleaseResult> releaseAsync(DefaultLease lease) {
+        long t1 = ticker.nanoTime();
+        CompletableFuture<ReleaseResult> result = new CompletableFuture<>();
+        Round round = new Round(NodeOp.Kind.RELEASE, names, majority, t1, ticker);
+        CompletableFuture<Round> all = round.allAnswered();
+        ScheduledFuture<?>[] timer = new ScheduledFuture<?>[1];
+        round.listener(r -> {
+            ScheduledFuture<?> t = timer[0];
+            if (t != null) {
+                t.cancel(false);
+            }
+            ReleaseResult rr = releaseResult(lease, r, all);
+            completeAsync(() -> result.complete(rr));
+        });
+        try {
+            timer[0] = scheduler.schedule(round::expire, perNodeTimeoutNanos, TimeUnit.NANOSECONDS);
+        } catch (RejectedExecutionException e) {
+            // The client is closing: the nodes answer at once, so the round decides without a timer.
+            LOG.debug("scheduler closed; release of lock '{}' decides without a timer", lease.lockName());
+        }
+        submitAll(round, lease.key(), lease.token(), 0, releaseSendBy(lease, t1));
+        return result;
+    }
+
+    private long releaseSendBy(DefaultLease lease, long now) {
+        // After the key's TTL a release is pointless, but always give it one per-node timeout to report.
+        long expiry = lease.keyExpiryNanos();
+        return expiry - (now + perNodeTimeoutNanos) > 0 ? expiry : now + perNodeTimeoutNanos;
+    }
+
+    private ReleaseResult releaseResult(DefaultLease lease, Round round, CompletableFuture<Round> all) {
+        CompletableFuture<ReleaseResult> completion = all.isDone()
+                ? null
+                : all.thenApplyAsync(r -> new ReleaseResult(lease.lockName(), r.outcomesNow(), null), asyncExecutor);
+        ReleaseResult rr = new ReleaseResult(lease.lockName(), round.outcomesAtDecision(), completion);
+        if (rr.released() == 0) {
+            LOG.debug("released lock '{}' token {}… but no node still held it: {}", lease.lockName(),
+                    Tokens.prefix(lease.token()), rr.nodes());
+        }
+        return rr;
+    }
+
+    /** Fire-and-forget release of a failed round on every node; nobody waits for it. */
+    private void releaseInBackground(String key, String token, long keyExpiryNanos) {
+        long now = ticker.nanoTime();
+        Round round = new Round(NodeOp.Kind.RELEASE, names, nodes.size(), now, ticker);
+        long sendBy = keyExpiryNanos - (now + perNodeTimeoutNanos) > 0 ? keyExpiryNanos : now + perNodeTimeoutNanos;
+        submitAll(round, key, token, 0, sendBy);
+    }
+
+    private void submitAll(Round round, String key, String token, long ttlMillis, long sendByNanos) {
+        for (int i = 0; i < nodes.size(); i++) {
+            nodes.get(i).submit(round.op(i, key, token, ttlMillis, sendByNanos));
+        }
+        round.endSubmit();
+    }
+
+    private void completeAsync(Runnable completion) {
+        try {
+            asyncExecutor.execute(completion);
+        } catch (RejectedExecutionException e) {
+            // The user's executor is shut down; completing here is better than never completing.
+            completion.run();
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------------ lifecycle
+
+    private void ensureOpen() {
+        if (closed) {
+            throw closedException();
+        }
+    }
+
+    private static IllegalStateException closedException() {
+        return new IllegalStateException("the Redlock client is closed");
+    }
+
+    public boolean isClosed() {
+        return closed;
+    }
+
+    /** Stops accepting work; queued releases are flushed by each node within its grace period. */
+    @Override
+    public void close() {
+        closed = true;
+        for (NodeClient node : nodes) {
+            if (node instanceof JedisNodeClient) {
+                ((JedisNodeClient) node).initiateClose();
+            }
+        }
+        for (NodeClient node : nodes) {
+            node.close();
+        }
+    }
+}

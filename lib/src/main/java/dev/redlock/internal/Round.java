@@ -1,0 +1,271 @@
+package dev.redlock.internal;
+
+import dev.redlock.NodeOutcome;
+import dev.redlock.NodeStatus;
+import dev.redlock.Ticker;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * One fan-out of a command to all N nodes and the vote count over their answers.
+ *
+ * <p>The round is <em>decided</em> as soon as its outcome is known either way: {@code yes >= need}, or
+ * {@code yes + pending < need}. If neither happens before the caller's deadline it is decided by {@link #expire()},
+ * and unanswered nodes count as {@link NodeStatus#TIMEOUT} (outcome unknown). The outcome seen by the caller is frozen
+ * at the decision; answers that arrive later still update the live state that {@link #allAnswered()} reports, so a
+ * release can finish in the background.
+ */
+public final class Round {
+
+    /** Called once, on the thread that decided the round: a node's I/O thread, a timer thread or the waiter. */
+    public interface Listener {
+        void decided(Round round);
+    }
+
+    private final NodeOp.Kind kind;
+    private final List<String> names;
+    private final int need;
+    private final long startNanos;
+    private final Ticker ticker;
+
+    private final NodeStatus[] live;
+    private final Throwable[] errors;
+    private final long[] latencies;
+    private int answered;
+    private int yes;
+
+    private boolean decided;
+    private NodeStatus[] frozen;
+    private long[] frozenLatencies;
+    private int frozenYes;
+    private long decidedAtNanos;
+
+    private volatile Thread waiter;
+    private Listener listener;
+    /** While ops are still being submitted the listener is held back, so nothing reacts to a half-sent round. */
+    private boolean submitting = true;
+    private boolean listenerDue;
+    private CompletableFuture<Round> allAnswered;
+
+    public Round(NodeOp.Kind kind, List<String> names, int need, long startNanos, Ticker ticker) {
+        this.kind = kind;
+        this.names = names;
+        this.need = need;
+        this.startNanos = startNanos;
+        this.ticker = ticker;
+        int n = names.size();
+        this.live = new NodeStatus[n];
+        this.errors = new Throwable[n];
+        this.latencies = new long[n];
+    }
+
+    /** Makes the calling thread the one {@link #await(long)} wakes; call before any op is submitted. */
+    public Round waitingThread(Thread thread) {
+        this.waiter = thread;
+        return this;
+    }
+
+    /** Sets the decision callback; call before any op is submitted. */
+    public Round listener(Listener listener) {
+        this.listener = listener;
+        return this;
+    }
+
+    /** Requests a future that completes once every node answered; call before any op is submitted. */
+    public CompletableFuture<Round> allAnswered() {
+        synchronized (this) {
+            if (allAnswered == null) {
+                allAnswered = new CompletableFuture<>();
+                if (answered == live.length) {
+                    allAnswered.complete(this);
+                }
+            }
+            return allAnswered;
+        }
+    }
+
+    public NodeOp op(int index, String key, String token, long ttlMillis, long sendByNanos) {
+        return new NodeOp(kind, key, token, ttlMillis, sendByNanos, this, index);
+    }
+
+    private boolean positive(NodeStatus s) {
+        if (kind == NodeOp.Kind.RELEASE) {
+            // The key is no longer ours on that node, whatever the reason.
+            return s == NodeStatus.RELEASED || s == NodeStatus.ALREADY_EXPIRED || s == NodeStatus.OWNED_BY_ANOTHER;
+        }
+        return s == NodeStatus.GRANTED;
+    }
+
+    void onReply(int index, NodeStatus status, Throwable error) {
+        long now = ticker.nanoTime();
+        boolean decidedNow;
+        CompletableFuture<Round> all = null;
+        synchronized (this) {
+            if (live[index] != null) {
+                return;
+            }
+            live[index] = status;
+            errors[index] = error;
+            latencies[index] = now - startNanos;
+            answered++;
+            if (positive(status)) {
+                yes++;
+            }
+            decidedNow = !decided && (yes >= need || yes + (live.length - answered) < need);
+            if (decidedNow) {
+                freeze(now, NodeStatus.PENDING);
+            }
+            if (answered == live.length) {
+                all = allAnswered;
+            }
+        }
+        if (decidedNow) {
+            signal();
+        }
+        if (all != null) {
+            all.complete(this);
+        }
+    }
+
+    /**
+     * Decides the round at its deadline if nothing decided it before: unanswered nodes become
+     * {@link NodeStatus#TIMEOUT}. Returns false if it was already decided.
+     */
+    public boolean expire() {
+        synchronized (this) {
+            if (decided) {
+                return false;
+            }
+            freeze(ticker.nanoTime(), NodeStatus.TIMEOUT);
+        }
+        signal();
+        return true;
+    }
+
+    private void freeze(long now, NodeStatus unanswered) {
+        decided = true;
+        decidedAtNanos = now;
+        frozenYes = yes;
+        frozen = live.clone();
+        frozenLatencies = latencies.clone();
+        for (int i = 0; i < frozen.length; i++) {
+            if (frozen[i] == null) {
+                frozen[i] = unanswered;
+                frozenLatencies[i] = now - startNanos;
+            }
+        }
+    }
+
+    private void signal() {
+        Thread t = waiter;
+        if (t != null) {
+            LockSupport.unpark(t);
+        }
+        Listener l = listener;
+        if (l != null) {
+            synchronized (this) {
+                if (submitting) {
+                    // A node answered before the last op was queued (e.g. an open circuit answers at once).
+                    // Reacting now could queue a release ahead of an acquire still to be sent to another node.
+                    listenerDue = true;
+                    return;
+                }
+            }
+            l.decided(this);
+        }
+    }
+
+    /** Marks every op as submitted and runs the listener if the round was decided meanwhile. */
+    public void endSubmit() {
+        boolean fire;
+        synchronized (this) {
+            submitting = false;
+            fire = listenerDue;
+            listenerDue = false;
+        }
+        if (fire) {
+            listener.decided(this);
+        }
+    }
+
+    /**
+     * Parks the calling thread until the round is decided or the ticker reaches {@code deadlineNanos}, then expires
+     * it. Not interruptible: a round lasts at most one per-node timeout, and the interrupt status is kept for the
+     * caller to act on.
+     */
+    public void await(long deadlineNanos) {
+        boolean interrupted = false;
+        while (!isDecided()) {
+            long remaining = deadlineNanos - ticker.nanoTime();
+            if (remaining <= 0) {
+                expire();
+                break;
+            }
+            LockSupport.parkNanos(this, remaining);
+            if (Thread.interrupted()) {
+                // parkNanos returns at once while the flag is set; clear it here and restore it below.
+                interrupted = true;
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    public synchronized boolean isDecided() {
+        return decided;
+    }
+
+    public long startNanos() {
+        return startNanos;
+    }
+
+    public int need() {
+        return need;
+    }
+
+    public int size() {
+        return live.length;
+    }
+
+    /** Positive answers at the decision. */
+    public synchronized int yesAtDecision() {
+        return frozenYes;
+    }
+
+    public synchronized long decidedAtNanos() {
+        return decidedAtNanos;
+    }
+
+    /** Statuses as frozen at the decision. */
+    public synchronized NodeStatus statusAtDecision(int index) {
+        return frozen[index];
+    }
+
+    /** One outcome per node as the caller saw it at the decision. */
+    public synchronized List<NodeOutcome> outcomesAtDecision() {
+        List<NodeOutcome> out = new ArrayList<>(live.length);
+        for (int i = 0; i < live.length; i++) {
+            NodeStatus s = frozen[i];
+            Throwable e = s == live[i] ? errors[i] : null;
+            if (s == NodeStatus.TIMEOUT && e == null) {
+                e = new TimeoutException("no reply from " + names.get(i) + " within the per-node timeout");
+            }
+            out.add(new NodeOutcome(names.get(i), s, frozenLatencies[i], e));
+        }
+        return out;
+    }
+
+    /** One outcome per node with every answer received so far, including those after the decision. */
+    public synchronized List<NodeOutcome> outcomesNow() {
+        List<NodeOutcome> out = new ArrayList<>(live.length);
+        for (int i = 0; i < live.length; i++) {
+            NodeStatus s = live[i] == null ? NodeStatus.PENDING : live[i];
+            out.add(new NodeOutcome(names.get(i), s, latencies[i], errors[i]));
+        }
+        return out;
+    }
+}
