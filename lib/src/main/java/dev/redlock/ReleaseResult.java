@@ -95,13 +95,15 @@ public final class ReleaseResult {
     }
 
     /**
-     * Returns whether the lease had expired everywhere before the release: no node still held its token, and every
-     * node answered.
+     * Returns whether the lease had already expired before the release: no node still held its token, and a majority
+     * of the nodes confirmed the key was gone or owned by someone else. Nodes still {@link NodeStatus#PENDING} are
+     * not counted; {@link #completion()} has every node's answer.
      *
-     * @return true when every node reported {@link NodeStatus#ALREADY_EXPIRED} or {@link NodeStatus#OWNED_BY_ANOTHER}
+     * @return true when nothing was released and a majority reported {@link NodeStatus#ALREADY_EXPIRED} or
+     *         {@link NodeStatus#OWNED_BY_ANOTHER}
      */
     public boolean wasExpired() {
-        return alreadyExpired() + ownedByAnother() == nodes.size();
+        return released() == 0 && alreadyExpired() + ownedByAnother() >= nodes.size() / 2 + 1;
     }
 
     /**

@@ -394,6 +394,11 @@ public final class JedisNodeClient implements NodeClient {
         }
     }
 
+    /** For tests: how many ops wait for the I/O thread. */
+    int queued() {
+        return queue.size();
+    }
+
     /** For tests: whether the I/O thread has ended. */
     public boolean isTerminated() {
         return terminated && !thread.isAlive();

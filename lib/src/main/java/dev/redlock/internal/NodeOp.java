@@ -68,7 +68,14 @@ public final class NodeOp {
     /** Maps a raw Redis reply to this op's status. */
     NodeStatus statusOf(Object reply) {
         if (kind == Kind.ACQUIRE) {
-            return reply == null ? NodeStatus.TAKEN : NodeStatus.GRANTED;
+            if (reply == null) {
+                return NodeStatus.TAKEN;
+            }
+            // Strict on purpose: any other reply means the connection is out of step with its commands.
+            if (isOk(reply)) {
+                return NodeStatus.GRANTED;
+            }
+            throw new IllegalStateException("unexpected reply to SET NX: " + describe(reply));
         }
         long code = reply instanceof Long ? (Long) reply : Long.MIN_VALUE;
         if (code == 1) {
@@ -80,6 +87,19 @@ public final class NodeOp {
         if (code == -1) {
             return NodeStatus.OWNED_BY_ANOTHER;
         }
-        throw new IllegalStateException("unexpected reply to " + kind + ": " + reply);
+        throw new IllegalStateException("unexpected reply to " + kind + ": " + describe(reply));
+    }
+
+    private static boolean isOk(Object reply) {
+        if (reply instanceof byte[]) {
+            byte[] b = (byte[]) reply;
+            return b.length == 2 && b[0] == 'O' && b[1] == 'K';
+        }
+        return "OK".equals(reply);
+    }
+
+    private static String describe(Object reply) {
+        return reply instanceof byte[] ? new String((byte[]) reply, java.nio.charset.StandardCharsets.UTF_8)
+                : String.valueOf(reply);
     }
 }

@@ -1,0 +1,88 @@
+package dev.redlock;
+
+import dev.redlock.testkit.RedisNodesExtension;
+import dev.redlock.testkit.RedisServer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * Base of the tests that run against five real redis-server processes, started once per test class. Before each
+ * test every node is healed (resumed, restarted) and flushed; clients made with {@link #client} are closed after it.
+ */
+abstract class RedisBackedTest {
+
+    @RegisterExtension
+    static final RedisNodesExtension REDIS = new RedisNodesExtension(5);
+
+    private static final AtomicInteger KEYS = new AtomicInteger();
+    private final List<RedlockClient> clients = new ArrayList<>();
+
+    /** Settings for tests: small delays so contended tests run fast; generous timeouts for a loaded CI box. */
+    RedlockConfig.Builder config() {
+        return RedlockConfig.builder()
+                .nodes(REDIS.uris())
+                .perNodeTimeout(Duration.ofMillis(200))
+                .leaseTime(Duration.ofSeconds(10))
+                .retryDelay(Duration.ofMillis(5))
+                .retryJitter(0.5)
+                .waitBudget(Duration.ofSeconds(10));
+    }
+
+    RedlockClient client() {
+        return client(b -> { });
+    }
+
+    RedlockClient client(Consumer<RedlockConfig.Builder> tweak) {
+        RedlockConfig.Builder b = config();
+        tweak.accept(b);
+        RedlockClient c = RedlockClient.create(b.build());
+        clients.add(c);
+        return c;
+    }
+
+    /** A lock name no other test uses. */
+    static String uniqueName(String base) {
+        return base + "-" + KEYS.incrementAndGet();
+    }
+
+    static RedisServer node(int i) {
+        return REDIS.node(i);
+    }
+
+    /** How many running nodes hold {@code key} with exactly {@code value}. */
+    static int nodesHolding(String key, String value) {
+        int n = 0;
+        for (int i = 0; i < 5; i++) {
+            RedisServer s = node(i);
+            if (s.isRunning() && !s.isPaused() && value.equals(s.get(key))) {
+                n++;
+            }
+        }
+        return n;
+    }
+
+    /** How many running nodes have {@code key} at all. */
+    static int nodesWithKey(String key) {
+        int n = 0;
+        for (int i = 0; i < 5; i++) {
+            RedisServer s = node(i);
+            if (s.isRunning() && !s.isPaused() && s.exists(key)) {
+                n++;
+            }
+        }
+        return n;
+    }
+
+    @AfterEach
+    void closeClients() {
+        for (RedlockClient c : clients) {
+            c.close();
+        }
+        clients.clear();
+    }
+}
