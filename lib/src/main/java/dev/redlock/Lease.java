@@ -88,8 +88,8 @@ public interface Lease extends AutoCloseable {
     RoundOutcome acquisition();
 
     /**
-     * Releases the lease on every node and waits until the outcome is decided (a majority confirmed the key is gone,
-     * or every node answered or timed out, at most one per-node timeout). Nodes that had not answered complete in the
+     * Releases the lease on every node and waits until the outcome is decided (the lock's quorum confirmed the key
+     * is gone, or every node answered or timed out; at most one per-node timeout). Nodes that had not answered complete in the
      * background. Calling it again returns the first call's result without sending anything.
      *
      * <p>Releasing an expired lease is not an error: nodes report {@link NodeStatus#ALREADY_EXPIRED}.

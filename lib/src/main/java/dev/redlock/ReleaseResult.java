@@ -7,7 +7,8 @@ import java.util.concurrent.CompletableFuture;
  * What a release did on each node.
  *
  * <p>A release is sent to every configured node in parallel. The caller waits only until the outcome is decided: a
- * majority of nodes confirmed the key is gone, or every node has answered or timed out. Nodes that had not answered by
+ * quorum of nodes confirmed the key is gone (a majority for a RedLock, every node for a MultiLock), or every node
+ * has answered or timed out. Nodes that had not answered by
  * then are reported as {@link NodeStatus#PENDING}; their releases complete in the background, and
  * {@link #completion()} gives the final result once every node has answered.
  *

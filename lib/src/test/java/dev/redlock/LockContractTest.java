@@ -229,6 +229,7 @@ abstract class LockContractTest extends RedisBackedTest {
         QuorumLock lock = lock(client(), uniqueName("noscript"));
         lock.tryAcquire().orElseThrow().release(); // the release script is now cached on every node
         Lease lease = lock.tryAcquire().orElseThrow();
+        await().atMost(Duration.ofSeconds(5)).until(() -> nodesHolding(lease.key(), lease.token()) == 5);
         for (int i = 0; i < 5; i++) {
             node(i).scriptFlush();
         }

@@ -24,7 +24,7 @@ import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.Pipeline;
 import redis.clients.jedis.Protocol;
 import redis.clients.jedis.Response;
-import redis.clients.jedis.exceptions.JedisDataException;
+import redis.clients.jedis.exceptions.JedisConnectionException;
 import redis.clients.jedis.exceptions.JedisNoScriptException;
 
 /**
@@ -41,6 +41,8 @@ public final class JedisNodeClient implements NodeClient {
 
     private static final Logger LOG = LoggerFactory.getLogger(JedisNodeClient.class);
     private static final int MAX_BATCH = 512;
+    private static final long MIN_RECONNECT_DELAY_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
+    private static final long MAX_RECONNECT_DELAY_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
 
     private final NodeSpec spec;
     private final Ticker ticker;
@@ -59,6 +61,9 @@ public final class JedisNodeClient implements NodeClient {
     // Confined to the I/O thread.
     private Connection connection;
     private Pipeline pipeline;
+    /** No reconnect before this time ({@link System#nanoTime()}): a dead node must not cost a connect per batch. */
+    private long reconnectNotBefore;
+    private long reconnectDelayNanos;
     private boolean healthy = true;
     private final List<NodeOp> batch = new ArrayList<>();
 
@@ -297,7 +302,7 @@ public final class JedisNodeClient implements NodeClient {
                 breaker.onSuccess(took, TimeUnit.NANOSECONDS);
             }
         }
-        if (status == NodeStatus.ERROR || status == NodeStatus.TIMEOUT) {
+        if ((status == NodeStatus.ERROR || status == NodeStatus.TIMEOUT) && LOG.isDebugEnabled()) {
             LOG.debug("node {}: {} {} for key {}: {}", spec.name(), op.kind, status, op.key, String.valueOf(error));
         }
         op.complete(status, error);
@@ -306,7 +311,21 @@ public final class JedisNodeClient implements NodeClient {
     private AbstractPipeline ensurePipeline() {
         if (connection == null || connection.isBroken() || !connection.isConnected()) {
             discardConnection();
-            connection = new Connection(new HostAndPort(spec.host(), spec.port()), clientConfig);
+            long now = System.nanoTime();
+            if (now - reconnectNotBefore < 0) {
+                throw new JedisConnectionException("not connected to " + spec.name() + ": next reconnect attempt in "
+                        + TimeUnit.NANOSECONDS.toMillis(reconnectNotBefore - now) + " ms");
+            }
+            try {
+                connection = new Connection(new HostAndPort(spec.host(), spec.port()), clientConfig);
+            } catch (RuntimeException e) {
+                // Back off exponentially, 10 ms doubling up to 500 ms; a success resets it.
+                reconnectDelayNanos = Math.min(Math.max(2 * reconnectDelayNanos, MIN_RECONNECT_DELAY_NANOS),
+                        MAX_RECONNECT_DELAY_NANOS);
+                reconnectNotBefore = System.nanoTime() + reconnectDelayNanos;
+                throw e;
+            }
+            reconnectDelayNanos = 0;
             pipeline = new Pipeline(connection, false);
         }
         return pipeline;

@@ -3,6 +3,7 @@ package dev.redlock.internal;
 import dev.redlock.AcquireResult;
 import dev.redlock.FailureReason;
 import dev.redlock.NodeOutcome;
+import dev.redlock.NodeStatus;
 import dev.redlock.QuorumPolicy;
 import dev.redlock.RedlockConfig;
 import dev.redlock.ReleaseResult;
@@ -47,7 +48,6 @@ public final class QuorumEngine implements AutoCloseable {
     private final IntervalFunction backoff;
     private final long perNodeTimeoutNanos;
     private final long minValidityNanos;
-    private final int majority;
     private volatile boolean closed;
 
     public QuorumEngine(RedlockConfig config, List<? extends NodeClient> nodes, ScheduledExecutorService scheduler) {
@@ -67,7 +67,6 @@ public final class QuorumEngine implements AutoCloseable {
                 : IntervalFunction.ofRandomized(delayMs, Math.min(config.retryJitter(), 0.999));
         this.perNodeTimeoutNanos = config.perNodeTimeout().toNanos();
         this.minValidityNanos = config.minValidity().toNanos();
-        this.majority = QuorumPolicy.MAJORITY.required(nodes.size());
     }
 
     public RedlockConfig config() {
@@ -173,7 +172,7 @@ public final class QuorumEngine implements AutoCloseable {
         RoundOutcome outcome = new RoundOutcome(ref.name(), ref.policy(), round.need(), outcomes, granted, elapsed,
                 validity, reason);
         if (reason != FailureReason.NONE) {
-            releaseInBackground(ref.key(), token, t1 + ttlNanos);
+            releaseInBackground(round, ref.key(), token, t1 + ttlNanos);
             return new Attempt(outcome, null);
         }
         DefaultLease lease = new DefaultLease(this, ref, token, ttlMillis, t1, t1 + validity, t1 + ttlNanos, outcome);
@@ -289,12 +288,13 @@ public final class QuorumEngine implements AutoCloseable {
     // ------------------------------------------------------------------------------------------------ release
 
     /**
-     * Releases on every node and waits until the outcome is decided: a majority confirmed the key is no longer ours,
+     * Releases on every node and waits until the outcome is decided: the lock's quorum confirmed the key is no longer
+     * ours,
      * or every node answered, or one per-node timeout passed. The rest completes in the background.
      */
     ReleaseResult releaseSync(DefaultLease lease) {
         long t1 = ticker.nanoTime();
-        Round round = new Round(NodeOp.Kind.RELEASE, names, majority, t1, ticker)
+        Round round = new Round(NodeOp.Kind.RELEASE, names, releaseQuorum(lease), t1, ticker)
                 .waitingThread(Thread.currentThread());
         CompletableFuture<Round> all = round.allAnswered();
         submitAll(round, lease.key(), lease.token(), 0, releaseSendBy(lease, t1));
@@ -305,7 +305,7 @@ public final class QuorumEngine implements AutoCloseable {
     CompletableFuture<ReleaseResult> releaseAsync(DefaultLease lease) {
         long t1 = ticker.nanoTime();
         CompletableFuture<ReleaseResult> result = new CompletableFuture<>();
-        Round round = new Round(NodeOp.Kind.RELEASE, names, majority, t1, ticker);
+        Round round = new Round(NodeOp.Kind.RELEASE, names, releaseQuorum(lease), t1, ticker);
         CompletableFuture<Round> all = round.allAnswered();
         ScheduledFuture<?>[] timer = new ScheduledFuture<?>[1];
         round.listener(r -> {
@@ -326,6 +326,14 @@ public final class QuorumEngine implements AutoCloseable {
         return result;
     }
 
+    /**
+     * A release is decided once the lock is free again under its own policy: a majority of nodes for a RedLock,
+     * every node for a MultiLock (which no one can take while any node still holds it).
+     */
+    private int releaseQuorum(DefaultLease lease) {
+        return lease.policy().required(nodes.size());
+    }
+
     private long releaseSendBy(DefaultLease lease, long now) {
         // After the key's TTL a release is pointless, but always give it one per-node timeout to report.
         long expiry = lease.keyExpiryNanos();
@@ -333,8 +341,9 @@ public final class QuorumEngine implements AutoCloseable {
     }
 
     private ReleaseResult releaseResult(DefaultLease lease, Round round, CompletableFuture<Round> all) {
+        // If every node has answered already, the final result is known now; else it follows in the background.
         CompletableFuture<ReleaseResult> completion = all.isDone()
-                ? null
+                ? CompletableFuture.completedFuture(new ReleaseResult(lease.lockName(), round.outcomesNow(), null))
                 : all.thenApplyAsync(r -> new ReleaseResult(lease.lockName(), r.outcomesNow(), null), asyncExecutor);
         ReleaseResult rr = new ReleaseResult(lease.lockName(), round.outcomesAtDecision(), completion);
         if (rr.released() == 0) {
@@ -344,12 +353,20 @@ public final class QuorumEngine implements AutoCloseable {
         return rr;
     }
 
-    /** Fire-and-forget release of a failed round on every node; nobody waits for it. */
-    private void releaseInBackground(String key, String token, long keyExpiryNanos) {
+    /**
+     * Fire-and-forget release of a failed round on every node that may have applied its SET: all of them except
+     * those whose open circuit breaker kept the SET from being sent. Nobody waits for it.
+     */
+    private void releaseInBackground(Round failed, String key, String token, long keyExpiryNanos) {
         long now = ticker.nanoTime();
         Round round = new Round(NodeOp.Kind.RELEASE, names, nodes.size(), now, ticker);
         long sendBy = keyExpiryNanos - (now + perNodeTimeoutNanos) > 0 ? keyExpiryNanos : now + perNodeTimeoutNanos;
-        submitAll(round, key, token, 0, sendBy);
+        for (int i = 0; i < nodes.size(); i++) {
+            if (failed.statusAtDecision(i) != NodeStatus.CIRCUIT_OPEN) {
+                nodes.get(i).submit(round.op(i, key, token, 0, sendBy));
+            }
+        }
+        round.endSubmit();
     }
 
     private void submitAll(Round round, String key, String token, long ttlMillis, long sendByNanos) {

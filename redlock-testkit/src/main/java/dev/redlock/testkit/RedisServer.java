@@ -423,7 +423,7 @@ public final class RedisServer implements AutoCloseable {
     while (true) {
       if (!p.isAlive()) {
         String tail = logTail();
-        throw new StartupFailure(tail.contains("Address already in use"),
+        throw new StartupFailure(tail.contains("Address in use") || tail.contains("Address already in use"),
             "redis-server on port " + port + " exited with code " + p.exitValue()
                 + " during startup; log tail:\n" + tail, null);
       }
