@@ -24,5 +24,12 @@ public enum FailureReason {
      * A quorum granted, but the round took so long that the remaining validity ({@code ttl - elapsed - drift}) was not
      * above the configured minimum. The grants were released.
      */
-    VALIDITY_EXHAUSTED
+    VALIDITY_EXHAUSTED,
+
+    /**
+     * An extension found the lease no longer valid: it had expired or been released before the round, the round
+     * ended after the lease's deadline, or too many nodes no longer held its token. Extensions never recreate a
+     * lock that is gone.
+     */
+    LEASE_EXPIRED
 }

@@ -1,7 +1,9 @@
 package dev.redlock;
 
 import java.time.Duration;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
 
 /**
  * A held lock, as a handle that is not bound to a thread: it may be passed between threads and released from any of
@@ -18,6 +20,11 @@ import java.util.concurrent.CompletableFuture;
  *     // critical section
  * }
  * }</pre>
+ *
+ * <p>A lease acquired without a fixed lease time is <em>auto-extended</em>: the client's watchdog renews it every third
+ * of its TTL until it is released. A lease whose extension cannot reach a quorum before its deadline is <em>lost</em>:
+ * {@link #isValid()} turns false at once, {@link #checkValid()} throws {@link LockLostException}, and listeners
+ * registered with {@link #onLost} fire on the client's async executor.
  *
  * <p>Implementations are thread-safe.
  */
@@ -53,7 +60,7 @@ public interface Lease extends AutoCloseable {
     String token();
 
     /**
-     * Returns the time to live that was set on each node.
+     * Returns the time to live set on each node by the acquisition or the latest successful extension.
      *
      * @return the lease time
      */
@@ -81,6 +88,61 @@ public interface Lease extends AutoCloseable {
     boolean isValid();
 
     /**
+     * Returns whether the client's watchdog keeps this lease alive until it is released.
+     *
+     * @return true for leases acquired without a fixed lease time
+     */
+    boolean isAutoExtended();
+
+    /**
+     * Extends the lease: sets the TTL of the key to {@code leaseTime} on every node that still holds this lease's
+     * token, in parallel. Succeeds when a quorum confirms before the current deadline; the new deadline is then
+     * computed like an acquisition's, from the start of this round: {@code t1 + leaseTime - elapsed - drift}. A lease
+     * that is no longer valid is not extended (nothing is sent), and an extension never recreates a key that is
+     * gone. If too many nodes no longer hold the token, the lease is lost. Any other failure leaves the current
+     * deadline in place.
+     *
+     * @param leaseTime the new TTL; must exceed the per-node timeout
+     * @return the round's outcome; {@link RoundOutcome#succeeded()} tells whether the deadline moved
+     * @throws IllegalArgumentException if the lease time is not above the per-node timeout
+     */
+    RoundOutcome extend(Duration leaseTime);
+
+    /**
+     * Extends the lease without blocking; see {@link #extend(Duration)}. The future never completes exceptionally.
+     *
+     * @param leaseTime the new TTL; must exceed the per-node timeout
+     * @return a future of the round's outcome, completed on the client's async executor
+     * @throws IllegalArgumentException if the lease time is not above the per-node timeout
+     */
+    CompletableFuture<RoundOutcome> extendAsync(Duration leaseTime);
+
+    /**
+     * Throws if the caller may no longer assume it holds the lock. Call it right before acting on the protected
+     * resource.
+     *
+     * @throws LockLostException if the lease was lost, has expired, or was released
+     */
+    void checkValid();
+
+    /**
+     * Registers a listener that is told when the lease is lost (not when it is released). It runs on the client's
+     * async executor, never on the thread that detected the loss; if the lease is already lost it is scheduled at
+     * once. Listeners of a lease acquired with a fixed lease time fire when that time runs out.
+     *
+     * @param listener receives the loss, with its reason and the last extension's per-node results
+     * @return this lease
+     */
+    Lease onLost(Consumer<? super LockLostException> listener);
+
+    /**
+     * Returns why the lease was lost.
+     *
+     * @return the loss, or empty while the lease is held or after a plain release
+     */
+    Optional<LockLostException> lossCause();
+
+    /**
      * Returns the round that granted this lease, with each node's answer and latency.
      *
      * @return the winning round
@@ -92,7 +154,9 @@ public interface Lease extends AutoCloseable {
      * is gone, or every node answered or timed out; at most one per-node timeout). Nodes that had not answered complete in the
      * background. Calling it again returns the first call's result without sending anything.
      *
-     * <p>Releasing an expired lease is not an error: nodes report {@link NodeStatus#ALREADY_EXPIRED}.
+     * <p>The watchdog of an auto-extended lease is stopped before the release is sent, so no renewal can follow
+     * it. Releasing an expired or lost lease is not an error: the release still goes to every node, which report
+     * {@link NodeStatus#ALREADY_EXPIRED} or {@link NodeStatus#OWNED_BY_ANOTHER}.
      *
      * @return what each node did
      */

@@ -4,12 +4,17 @@ package dev.redlock;
  * What one node answered in one round (an acquire, a release or an extension).
  *
  * <p>Acquire rounds report {@link #GRANTED}, {@link #TAKEN}, {@link #TIMEOUT}, {@link #ERROR},
- * {@link #CIRCUIT_OPEN} or {@link #PENDING}. Release rounds report {@link #RELEASED}, {@link #ALREADY_EXPIRED},
+ * {@link #CIRCUIT_OPEN} or {@link #PENDING}. Extension rounds report {@link #GRANTED} (extended),
+ * {@link #ALREADY_EXPIRED}, {@link #OWNED_BY_ANOTHER}, {@link #TIMEOUT}, {@link #ERROR}, {@link #CIRCUIT_OPEN} or
+ * {@link #PENDING}. Release rounds report {@link #RELEASED}, {@link #ALREADY_EXPIRED},
  * {@link #OWNED_BY_ANOTHER}, {@link #TIMEOUT}, {@link #ERROR} or {@link #PENDING}.
  */
 public enum NodeStatus {
 
-    /** The node set the lock key to this acquisition's token. */
+    /**
+     * The node set the lock key to this acquisition's token, or, in an extension round, moved the expiry of the key
+     * that still held this lease's token.
+     */
     GRANTED,
 
     /** The key already existed on the node: another owner holds it there. Contention, not a failure. */

@@ -21,8 +21,10 @@ import org.slf4j.LoggerFactory;
  *   <li><b>{@link Lock}</b>, bound to a thread like {@link java.util.concurrent.locks.ReentrantLock}: {@link #lock()},
  *       {@link #tryLock(long, TimeUnit)}, {@link #unlock()}. Reentrant: the holding thread may lock again without a
  *       network round, and the lock is released on the last {@link #unlock()}. {@link #unlock()} by a thread that does
- *       not hold it throws {@link IllegalMonitorStateException}. Uses the configured lease time unless
- *       {@link #tryLock(long, long, TimeUnit)} fixes one.</li>
+ *       not hold it throws {@link IllegalMonitorStateException}. Without a fixed lease time the hold is
+ *       auto-extended by the client's watchdog until the last {@link #unlock()};
+ *       {@link #tryLock(long, long, TimeUnit)} fixes one instead. If the lease is lost, the thread no longer counts
+ *       as holding the lock ({@link #isHeldByCurrentThread()} is false) but {@link #unlock()} does not throw.</li>
  *   <li><b>Handle</b>, not bound to a thread: {@link #tryAcquire(Duration, Duration)} returns a {@link Lease} that may
  *       be passed between threads and released from any of them; {@link #attempt(Duration, Duration)} returns every
  *       node's answer; asynchronous variants return {@link CompletableFuture}s. The handle face is not reentrant.</li>
@@ -78,6 +80,10 @@ public final class QuorumLock implements Lock {
         return ref.name();
     }
 
+    LockRef ref() {
+        return ref;
+    }
+
     /**
      * Returns the Redis key that holds this lock on every node.
      *
@@ -100,8 +106,8 @@ public final class QuorumLock implements Lock {
 
     /**
      * Acquires the lock, waiting as long as it takes: through contention and through node failures (logged at WARN).
-     * Not interruptible; an interrupt is remembered and the thread's interrupt status is set on return. Uses the
-     * configured lease time.
+     * Not interruptible; an interrupt is remembered and the thread's interrupt status is set on return. The hold is
+     * auto-extended until the last {@link #unlock()}.
      *
      * @throws IllegalStateException if the client is closed
      */
@@ -111,14 +117,15 @@ public final class QuorumLock implements Lock {
             return;
         }
         try {
-            hold(engine.acquire(ref, defaultTtlMillis(), QuorumEngine.FOREVER, false));
+            hold(engine.acquire(ref, defaultTtlMillis(), QuorumEngine.FOREVER, false, true));
         } catch (InterruptedException e) {
             throw new AssertionError("an uninterruptible acquire threw InterruptedException", e);
         }
     }
 
     /**
-     * Acquires the lock, waiting as long as it takes unless interrupted. Uses the configured lease time.
+     * Acquires the lock, waiting as long as it takes unless interrupted. The hold is auto-extended until the last
+     * {@link #unlock()}.
      *
      * @throws InterruptedException if the thread is interrupted before or between rounds
      * @throws IllegalStateException if the client is closed
@@ -128,11 +135,12 @@ public final class QuorumLock implements Lock {
         if (reenter()) {
             return;
         }
-        hold(engine.acquire(ref, defaultTtlMillis(), QuorumEngine.FOREVER, true));
+        hold(engine.acquire(ref, defaultTtlMillis(), QuorumEngine.FOREVER, true, true));
     }
 
     /**
-     * Acquires the lock only if it is free now: exactly one round, no retry. Uses the configured lease time.
+     * Acquires the lock only if it is free now: exactly one round, no retry. The hold is auto-extended until the
+     * last {@link #unlock()}.
      *
      * @return true if acquired (or already held by this thread)
      * @throws NotEnoughNodesException if too few nodes were reachable to form a quorum
@@ -144,14 +152,15 @@ public final class QuorumLock implements Lock {
             return true;
         }
         try {
-            return holdIfAcquired(engine.acquire(ref, defaultTtlMillis(), 0, false));
+            return holdIfAcquired(engine.acquire(ref, defaultTtlMillis(), 0, false, true));
         } catch (InterruptedException e) {
             throw new AssertionError("an uninterruptible acquire threw InterruptedException", e);
         }
     }
 
     /**
-     * Acquires the lock, waiting up to {@code time} for it. Uses the configured lease time.
+     * Acquires the lock, waiting up to {@code time} for it. The hold is auto-extended until the last
+     * {@link #unlock()}.
      *
      * @param time the wait budget; zero or negative means one round
      * @param unit the unit of {@code time}
@@ -162,13 +171,12 @@ public final class QuorumLock implements Lock {
      */
     @Override
     public boolean tryLock(long time, TimeUnit unit) throws InterruptedException {
-        return tryLock(time, TimeUnit.MILLISECONDS.convert(engine.config().leaseTime()), unit == null ? null : unit,
-                true);
+        return tryLock(time, defaultTtlMillis(), unit, true);
     }
 
     /**
      * Acquires the lock with a fixed lease time, waiting up to {@code waitTime} for it. The keys expire after
-     * {@code leaseTime} unless released first.
+     * {@code leaseTime} unless released or extended first; there is no watchdog.
      *
      * @param waitTime the wait budget; zero or negative means one round
      * @param leaseTime the time to live set on each node; must exceed the per-node timeout
@@ -180,26 +188,25 @@ public final class QuorumLock implements Lock {
      * @throws IllegalStateException if the client is closed
      */
     public boolean tryLock(long waitTime, long leaseTime, TimeUnit unit) throws InterruptedException {
-        return tryLock(waitTime, unit.toMillis(leaseTime), unit, false);
+        Objects.requireNonNull(unit, "unit");
+        return tryLock(waitTime, engine.checkLeaseTime(Duration.ofMillis(unit.toMillis(leaseTime))), unit, false);
     }
 
-    private boolean tryLock(long waitTime, long ttlMillis, TimeUnit unit, boolean defaultTtl)
+    private boolean tryLock(long waitTime, long ttlMillis, TimeUnit unit, boolean autoExtend)
             throws InterruptedException {
         Objects.requireNonNull(unit, "unit");
-        if (!defaultTtl) {
-            checkLeaseTime(ttlMillis);
-        }
         if (reenter()) {
             return true;
         }
         long waitNanos = Math.max(0, unit.toNanos(waitTime));
-        return holdIfAcquired(engine.acquire(ref, ttlMillis, waitNanos, true));
+        return holdIfAcquired(engine.acquire(ref, ttlMillis, waitNanos, true, autoExtend));
     }
 
     /**
-     * Releases one hold of the calling thread; the last one releases the lock on every node, waiting only until the
-     * outcome is decided (at most one per-node timeout). If the lease had already expired, the release still goes
-     * to every node and a warning is logged, but no exception is thrown.
+     * Releases one hold of the calling thread; the last one stops the watchdog and releases the lock on every node,
+     * waiting only until the outcome is decided (at most one per-node timeout). If the lease had expired or was
+     * lost, the release still goes to every node and a warning with each node's result is logged, but no exception
+     * is thrown.
      *
      * @throws IllegalMonitorStateException if the calling thread does not hold this lock
      */
@@ -216,9 +223,12 @@ public final class QuorumLock implements Lock {
         }
         client.holds().remove(key);
         ReleaseResult result = hold.lease.release();
-        if (result.released() == 0) {
-            LOG.warn("lock '{}' was unlocked after its lease had expired or could not be released: {}", ref.name(),
-                    result);
+        Optional<LockLostException> lost = hold.lease.lossCause();
+        if (lost.isPresent()) {
+            LOG.warn("lock '{}' unlocked after its lease was lost ({}); release: {}", ref.name(),
+                    lost.get().reason(), result);
+        } else if (result.released() == 0) {
+            LOG.warn("lock '{}' unlocked after its lease had expired: {}", ref.name(), result);
         }
     }
 
@@ -234,7 +244,25 @@ public final class QuorumLock implements Lock {
     }
 
     /**
+     * Extends the calling thread's hold; see {@link Lease#extend(Duration)}.
+     *
+     * @param leaseTime the new TTL; must exceed the per-node timeout
+     * @return true if the deadline moved
+     * @throws IllegalMonitorStateException if the calling thread does not hold this lock
+     * @throws IllegalArgumentException if the lease time is not above the per-node timeout
+     */
+    public boolean extend(Duration leaseTime) {
+        Hold hold = client.holds().get(new HoldKey(lockId, Thread.currentThread()));
+        if (hold == null) {
+            throw new IllegalMonitorStateException("lock '" + ref.name() + "' (" + ref.policy()
+                    + ") is not held by thread " + Thread.currentThread().getName());
+        }
+        return hold.lease.extend(leaseTime).succeeded();
+    }
+
+    /**
      * Returns whether the calling thread holds this lock through the {@link Lock} face and its lease is still valid.
+     * False once the lease is lost, even before {@link #unlock()}.
      *
      * @return true if held by the calling thread and valid
      */
@@ -277,12 +305,9 @@ public final class QuorumLock implements Lock {
     }
 
     private boolean holdIfAcquired(AcquireResult result) {
-        if (result.acquired()) {
+        if (leaseOrThrow(result).isPresent()) {
             hold(result);
             return true;
-        }
-        if (result.reason() == FailureReason.NOT_ENOUGH_NODES) {
-            throw new NotEnoughNodesException(result.lastRound());
         }
         return false;
     }
@@ -290,7 +315,8 @@ public final class QuorumLock implements Lock {
     // ----------------------------------------------------------------------------------------- the handle face
 
     /**
-     * Tries to acquire a lease within the configured wait budget and lease time.
+     * Tries to acquire an auto-extended lease within the configured wait budget: the watchdog keeps it, with the
+     * configured lease time as TTL, until it is released.
      *
      * @return the lease, or empty if the lock stayed busy
      * @throws InterruptedException if the thread is interrupted before or between rounds
@@ -298,11 +324,12 @@ public final class QuorumLock implements Lock {
      * @throws IllegalStateException if the client is closed
      */
     public Optional<Lease> tryAcquire() throws InterruptedException {
-        return tryAcquire(engine.config().waitBudget(), engine.config().leaseTime());
+        return tryAcquire(engine.config().waitBudget());
     }
 
     /**
-     * Tries to acquire a lease within {@code wait}, with the configured lease time.
+     * Tries to acquire an auto-extended lease within {@code wait}: the watchdog keeps it, with the configured lease
+     * time as TTL, until it is released.
      *
      * @param wait the wait budget; zero means one round
      * @return the lease, or empty if the lock stayed busy
@@ -311,11 +338,12 @@ public final class QuorumLock implements Lock {
      * @throws IllegalStateException if the client is closed
      */
     public Optional<Lease> tryAcquire(Duration wait) throws InterruptedException {
-        return tryAcquire(wait, engine.config().leaseTime());
+        return leaseOrThrow(attempt(wait));
     }
 
     /**
-     * Tries to acquire a lease within {@code wait}, with the given lease time.
+     * Tries to acquire a lease with a fixed lease time within {@code wait}. It is not extended automatically; the
+     * keys expire after {@code leaseTime} unless released or {@link Lease#extend extended} first.
      *
      * @param wait the wait budget; zero means one round
      * @param leaseTime the time to live set on each node; must exceed the per-node timeout
@@ -326,16 +354,24 @@ public final class QuorumLock implements Lock {
      * @throws IllegalStateException if the client is closed
      */
     public Optional<Lease> tryAcquire(Duration wait, Duration leaseTime) throws InterruptedException {
-        AcquireResult result = attempt(wait, leaseTime);
-        if (!result.acquired() && result.reason() == FailureReason.NOT_ENOUGH_NODES) {
-            throw new NotEnoughNodesException(result.lastRound());
-        }
-        return result.lease();
+        return leaseOrThrow(attempt(wait, leaseTime));
     }
 
     /**
-     * Tries to acquire a lease and reports everything: the lease or the reason there is none, and every node's
-     * answer in the last round. Never throws for node failures or contention.
+     * Tries to acquire an auto-extended lease and reports everything; see {@link #attempt(Duration, Duration)}.
+     *
+     * @param wait the wait budget; zero means one round
+     * @return the result
+     * @throws InterruptedException if the thread is interrupted before or between rounds
+     * @throws IllegalStateException if the client is closed
+     */
+    public AcquireResult attempt(Duration wait) throws InterruptedException {
+        return engine.acquire(ref, defaultTtlMillis(), waitNanos(wait), true, true);
+    }
+
+    /**
+     * Tries to acquire a lease with a fixed lease time and reports everything: the lease or the reason there is
+     * none, and every node's answer in the last round. Never throws for node failures or contention.
      *
      * @param wait the wait budget; zero means one round
      * @param leaseTime the time to live set on each node; must exceed the per-node timeout
@@ -345,14 +381,27 @@ public final class QuorumLock implements Lock {
      * @throws IllegalStateException if the client is closed
      */
     public AcquireResult attempt(Duration wait, Duration leaseTime) throws InterruptedException {
-        return engine.acquire(ref, checkLeaseTime(leaseTime), waitNanos(wait), true);
+        return engine.acquire(ref, engine.checkLeaseTime(leaseTime), waitNanos(wait), true, false);
     }
 
     /**
-     * Acquires a lease without blocking; see {@link #tryAcquire(Duration, Duration)}. The future completes on the
-     * configured async executor: with the lease, empty if the lock stayed busy, or exceptionally with
+     * Acquires an auto-extended lease without blocking; see {@link #tryAcquire(Duration)}. The future completes on
+     * the configured async executor: with the lease, empty if the lock stayed busy, or exceptionally with
      * {@link NotEnoughNodesException}. Cancelling the future stops further rounds; a lease won meanwhile is
      * released.
+     *
+     * @param wait the wait budget; zero means one round
+     * @return a future of the lease
+     */
+    public CompletableFuture<Optional<Lease>> tryAcquireAsync(Duration wait) {
+        return attemptAsync(wait).thenApply(QuorumLock::leaseOrThrow);
+    }
+
+    /**
+     * Acquires a lease with a fixed lease time without blocking; see {@link #tryAcquire(Duration, Duration)}. The
+     * future completes on the configured async executor: with the lease, empty if the lock stayed busy, or
+     * exceptionally with {@link NotEnoughNodesException}. Cancelling the future stops further rounds; a lease won
+     * meanwhile is released.
      *
      * @param wait the wait budget; zero means one round
      * @param leaseTime the time to live set on each node; must exceed the per-node timeout
@@ -360,18 +409,24 @@ public final class QuorumLock implements Lock {
      * @throws IllegalArgumentException if the lease time is not above the per-node timeout
      */
     public CompletableFuture<Optional<Lease>> tryAcquireAsync(Duration wait, Duration leaseTime) {
-        return attemptAsync(wait, leaseTime).thenApply(result -> {
-            if (!result.acquired() && result.reason() == FailureReason.NOT_ENOUGH_NODES) {
-                throw new NotEnoughNodesException(result.lastRound());
-            }
-            return result.lease();
-        });
+        return attemptAsync(wait, leaseTime).thenApply(QuorumLock::leaseOrThrow);
     }
 
     /**
-     * Acquires without blocking and reports everything; see {@link #attempt(Duration, Duration)}. The future
-     * completes on the configured async executor, exceptionally only with {@link IllegalStateException} if the
-     * client closes.
+     * Acquires an auto-extended lease without blocking and reports everything. The future completes on the
+     * configured async executor, exceptionally only with {@link IllegalStateException} if the client closes.
+     *
+     * @param wait the wait budget; zero means one round
+     * @return a future of the result
+     */
+    public CompletableFuture<AcquireResult> attemptAsync(Duration wait) {
+        return engine.acquireAsync(ref, defaultTtlMillis(), waitNanos(wait), true);
+    }
+
+    /**
+     * Acquires a lease with a fixed lease time without blocking and reports everything; see
+     * {@link #attempt(Duration, Duration)}. The future completes on the configured async executor, exceptionally
+     * only with {@link IllegalStateException} if the client closes.
      *
      * @param wait the wait budget; zero means one round
      * @param leaseTime the time to live set on each node; must exceed the per-node timeout
@@ -379,7 +434,14 @@ public final class QuorumLock implements Lock {
      * @throws IllegalArgumentException if the lease time is not above the per-node timeout
      */
     public CompletableFuture<AcquireResult> attemptAsync(Duration wait, Duration leaseTime) {
-        return engine.acquireAsync(ref, checkLeaseTime(leaseTime), waitNanos(wait));
+        return engine.acquireAsync(ref, engine.checkLeaseTime(leaseTime), waitNanos(wait), false);
+    }
+
+    private static Optional<Lease> leaseOrThrow(AcquireResult result) {
+        if (!result.acquired() && result.reason() == FailureReason.NOT_ENOUGH_NODES) {
+            throw new NotEnoughNodesException(result.lastRound());
+        }
+        return result.lease();
     }
 
     // ----------------------------------------------------------------------------------------- helpers
@@ -399,20 +461,6 @@ public final class QuorumLock implements Lock {
         } catch (ArithmeticException e) {
             return QuorumEngine.FOREVER - 1;
         }
-    }
-
-    private long checkLeaseTime(Duration leaseTime) {
-        Objects.requireNonNull(leaseTime, "leaseTime");
-        return checkLeaseTime(leaseTime.toMillis());
-    }
-
-    private long checkLeaseTime(long ttlMillis) {
-        long timeout = engine.config().perNodeTimeout().toMillis();
-        if (ttlMillis <= timeout) {
-            throw new IllegalArgumentException("leaseTime: must be greater than perNodeTimeout (" + timeout
-                    + " ms), got " + ttlMillis + " ms");
-        }
-        return ttlMillis;
     }
 
     @Override

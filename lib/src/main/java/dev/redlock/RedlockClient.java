@@ -4,9 +4,12 @@ import dev.redlock.internal.JedisNodeClient;
 import dev.redlock.internal.LockRef;
 import dev.redlock.internal.NodeSpec;
 import dev.redlock.internal.QuorumEngine;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -170,14 +173,140 @@ public final class RedlockClient implements AutoCloseable {
         return closed.get();
     }
 
+    /**
+     * Runs {@code body} while holding the lock {@code name}, kept alive by the watchdog, and releases it afterwards
+     * (in a {@code finally}). If the lease is lost while the body runs, the body's thread is interrupted, its result
+     * is discarded and the call throws {@link LockLostException}.
+     *
+     * @param name the lock's name
+     * @param options policy, wait budget and TTL; {@link LockOptions#defaults()} for a RedLock with the client's
+     *        settings
+     * @param body the critical section; it runs on the calling thread and should respond to interruption
+     * @param <T> the body's result type
+     * @return the body's result, or empty if the lock stayed busy for the whole wait budget (or the body returned
+     *         {@code null})
+     * @throws LockLostException if the lease was lost while the body ran
+     * @throws NotEnoughNodesException if the wait budget ran out because too few nodes were reachable
+     * @throws InterruptedException if interrupted while waiting for the lock
+     * @throws Exception whatever the body throws
+     */
+    public <T> Optional<T> withLock(String name, LockOptions options, Callable<T> body) throws Exception {
+        Objects.requireNonNull(body, "body");
+        Optional<Lease> acquired = acquireFor(name, options);
+        if (acquired.isEmpty()) {
+            return Optional.empty();
+        }
+        Lease lease = acquired.get();
+        BodyGuard guard = new BodyGuard(Thread.currentThread());
+        lease.onLost(e -> guard.interrupt());
+        T result;
+        try {
+            result = body.call();
+        } catch (Exception | Error e) {
+            guard.finish();
+            lease.release();
+            if (!lease.lossCause().isEmpty() || guard.interrupted) {
+                LockLostException lost = lostOf(lease);
+                lost.addSuppressed(e);
+                throw lost;
+            }
+            throw e;
+        }
+        guard.finish();
+        boolean valid = lease.isValid();
+        if (!valid) {
+            try {
+                lease.checkValid(); // marks an expiry no timer saw yet as a loss
+            } catch (LockLostException ignored) {
+                // Reported below with the release's outcome.
+                LOG.trace("lease of '{}' found invalid after the body", name);
+            }
+        }
+        lease.release();
+        if (!valid || guard.interrupted) {
+            throw lostOf(lease);
+        }
+        return Optional.ofNullable(result);
+    }
+
+    /**
+     * Runs {@code body} while holding the lock {@code name}; see {@link #withLock(String, LockOptions, Callable)}.
+     *
+     * @param name the lock's name
+     * @param options policy, wait budget and TTL
+     * @param body the critical section; it runs on the calling thread and should respond to interruption
+     * @return true if the body ran, false if the lock stayed busy for the whole wait budget
+     * @throws LockLostException if the lease was lost while the body ran
+     * @throws NotEnoughNodesException if the wait budget ran out because too few nodes were reachable
+     * @throws InterruptedException if interrupted while waiting for the lock
+     */
+    public boolean withLock(String name, LockOptions options, Runnable body) throws InterruptedException {
+        Objects.requireNonNull(body, "body");
+        Object ran = new Object();
+        try {
+            return withLock(name, options, () -> {
+                body.run();
+                return ran;
+            }).isPresent();
+        } catch (InterruptedException | RuntimeException e) {
+            throw e;
+        } catch (Exception e) {
+            throw new AssertionError("a Runnable threw a checked exception", e);
+        }
+    }
+
+    private Optional<Lease> acquireFor(String name, LockOptions options) throws InterruptedException {
+        Objects.requireNonNull(options, "options");
+        QuorumLock lock = lock(name, options.policy());
+        long ttl = engine.checkLeaseTime(options.leaseTime().orElse(config.leaseTime()));
+        Duration wait = options.waitTime().orElse(config.waitBudget());
+        AcquireResult result = engine.acquire(lock.ref(), ttl, wait.toNanos(), true, true);
+        if (!result.acquired() && result.reason() == FailureReason.NOT_ENOUGH_NODES) {
+            throw new NotEnoughNodesException(result.lastRound());
+        }
+        return result.lease();
+    }
+
+    private static LockLostException lostOf(Lease lease) {
+        return lease.lossCause().orElseGet(() -> new LockLostException(lease.lockName(),
+                lease.token().substring(0, 8), LockLostException.Reason.EXPIRED, null));
+    }
+
+    /** Interrupts the body's thread on loss, but only while the body is still running. */
+    private static final class BodyGuard {
+        private final Thread thread;
+        private boolean running = true;
+        private volatile boolean interrupted;
+
+        BodyGuard(Thread thread) {
+            this.thread = thread;
+        }
+
+        synchronized void interrupt() {
+            if (running) {
+                interrupted = true;
+                thread.interrupt();
+            }
+        }
+
+        /** Called by the body's thread when the body returns; clears an interrupt this guard caused. */
+        synchronized void finish() {
+            running = false;
+            if (interrupted) {
+                Thread.interrupted();
+            }
+        }
+    }
+
     ConcurrentHashMap<QuorumLock.HoldKey, QuorumLock.Hold> holds() {
         return holds;
     }
 
     /**
-     * Closes the client: stops accepting new rounds, lets each node's I/O thread flush queued releases (bounded by a
-     * short grace period), closes every connection and stops every thread the client started. Leases still held are
-     * not released; their keys expire after their TTL. Idempotent; calls after the first return at once.
+     * Closes the client: stops accepting new rounds, stops the watchdog (auto-extended leases still held are
+     * declared lost with {@link LockLostException.Reason#CLIENT_CLOSED} and their listeners told), lets each node's
+     * I/O thread flush queued releases (bounded by a short grace period), closes every connection and stops every
+     * thread the client started. Leases still held are not released; their keys expire after their TTL. Idempotent; calls after the first return at once.
      * Acquisitions in progress on other threads fail with {@link IllegalStateException}.
      */
     @Override
@@ -187,6 +316,7 @@ public final class RedlockClient implements AutoCloseable {
         }
         engine.close();
         scheduler.shutdownNow();
+        // Lost-lease listeners are told on the async executor, which the client does not own or stop.
         try {
             if (!scheduler.awaitTermination(5, TimeUnit.SECONDS)) {
                 LOG.warn("Redlock scheduler did not stop within 5 s");

@@ -29,7 +29,10 @@ public final class RedlockConfig {
     public static final Duration DEFAULT_PER_NODE_TIMEOUT = Duration.ofMillis(50);
     /** Default TCP connect timeout: 1 s. */
     public static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(1);
-    /** Default lease time (the TTL set on each node) when the caller fixes none: 30 s. */
+    /**
+     * Default lease time when the caller fixes none: 30 s. Such leases are kept by the watchdog, which extends them to
+     * this TTL every third of it.
+     */
     public static final Duration DEFAULT_LEASE_TIME = Duration.ofSeconds(30);
     /** Default drift factor: 0.01, so {@code drift = ttl * 0.01 + 2 ms}. */
     public static final double DEFAULT_DRIFT_FACTOR = 0.01;
@@ -46,6 +49,11 @@ public final class RedlockConfig {
     /** Default prefix of every lock key: {@code "redlock:"}. */
     public static final String DEFAULT_KEY_PREFIX = "redlock:";
 
+    /** Default cap on how long the watchdog keeps a lease: zero, meaning no cap. */
+    public static final Duration DEFAULT_MAX_HOLD_TIME = Duration.ZERO;
+    /** Default cap on consecutive failed extensions before the watchdog gives up: zero, meaning until the deadline. */
+    public static final int DEFAULT_MAX_FAILED_EXTENSIONS = 0;
+
     /** The fixed part of the drift: Redis expires keys with about a millisecond of granularity. */
     public static final Duration DRIFT_CONSTANT = Duration.ofMillis(2);
 
@@ -60,6 +68,8 @@ public final class RedlockConfig {
     private final double retryJitter;
     private final Duration circuitOpenDuration;
     private final String keyPrefix;
+    private final Duration maxHoldTime;
+    private final int maxFailedExtensions;
     private final Ticker ticker;
     private final Executor asyncExecutor;
 
@@ -75,6 +85,8 @@ public final class RedlockConfig {
         this.retryJitter = b.retryJitter;
         this.circuitOpenDuration = b.circuitOpenDuration;
         this.keyPrefix = b.keyPrefix;
+        this.maxHoldTime = b.maxHoldTime;
+        this.maxFailedExtensions = b.maxFailedExtensions;
         this.ticker = b.ticker;
         this.asyncExecutor = b.asyncExecutor;
     }
@@ -106,6 +118,8 @@ public final class RedlockConfig {
         b.retryJitter = retryJitter;
         b.circuitOpenDuration = circuitOpenDuration;
         b.keyPrefix = keyPrefix;
+        b.maxHoldTime = maxHoldTime;
+        b.maxFailedExtensions = maxFailedExtensions;
         b.ticker = ticker;
         b.asyncExecutor = asyncExecutor;
         return b;
@@ -225,6 +239,26 @@ public final class RedlockConfig {
     }
 
     /**
+     * Returns how long the watchdog keeps extending a lease before it lets it expire; zero means no cap. Default
+     * {@link #DEFAULT_MAX_HOLD_TIME}.
+     *
+     * @return the maximum hold time, or {@link Duration#ZERO} for none
+     */
+    public Duration maxHoldTime() {
+        return maxHoldTime;
+    }
+
+    /**
+     * Returns how many consecutive failed extensions the watchdog tolerates before it declares the lease lost; zero
+     * means it keeps trying until the lease's deadline. Default {@link #DEFAULT_MAX_FAILED_EXTENSIONS}.
+     *
+     * @return the cap, or 0 for none
+     */
+    public int maxFailedExtensions() {
+        return maxFailedExtensions;
+    }
+
+    /**
      * Returns the monotonic ticker every lock decision reads. Default {@link Ticker#system()}.
      *
      * @return the ticker
@@ -258,7 +292,8 @@ public final class RedlockConfig {
         return "RedlockConfig{nodes=" + nodeNames() + ", perNodeTimeout=" + perNodeTimeout + ", connectTimeout="
                 + connectTimeout + ", leaseTime=" + leaseTime + ", driftFactor=" + driftFactor + ", minValidity="
                 + minValidity + ", waitBudget=" + waitBudget + ", retryDelay=" + retryDelay + ", retryJitter="
-                + retryJitter + ", circuitOpenDuration=" + circuitOpenDuration + ", keyPrefix='" + keyPrefix + "'}";
+                + retryJitter + ", circuitOpenDuration=" + circuitOpenDuration + ", keyPrefix='" + keyPrefix
+                + "', maxHoldTime=" + maxHoldTime + ", maxFailedExtensions=" + maxFailedExtensions + "}";
     }
 
     /**
@@ -278,6 +313,8 @@ public final class RedlockConfig {
         private double retryJitter = DEFAULT_RETRY_JITTER;
         private Duration circuitOpenDuration = DEFAULT_CIRCUIT_OPEN_DURATION;
         private String keyPrefix = DEFAULT_KEY_PREFIX;
+        private Duration maxHoldTime = DEFAULT_MAX_HOLD_TIME;
+        private int maxFailedExtensions = DEFAULT_MAX_FAILED_EXTENSIONS;
         private Ticker ticker = Ticker.system();
         private Executor asyncExecutor = ForkJoinPool.commonPool();
 
@@ -471,6 +508,38 @@ public final class RedlockConfig {
          */
         public Builder keyPrefix(String keyPrefix) {
             this.keyPrefix = Objects.requireNonNull(keyPrefix, "keyPrefix");
+            return this;
+        }
+
+        /**
+         * Sets how long the watchdog keeps extending a lease after it was acquired. Past it, the watchdog stops, the
+         * lease expires at its deadline and its lost-lease listeners fire with
+         * {@link LockLostException.Reason#MAX_HOLD_TIME}. Zero means no cap. Default {@link #DEFAULT_MAX_HOLD_TIME}.
+         *
+         * @param maxHoldTime zero or more
+         * @return this builder
+         * @throws IllegalArgumentException if negative
+         */
+        public Builder maxHoldTime(Duration maxHoldTime) {
+            this.maxHoldTime = notNegative("maxHoldTime", maxHoldTime);
+            return this;
+        }
+
+        /**
+         * Sets how many consecutive failed extensions the watchdog tolerates before it declares the lease lost
+         * ({@link LockLostException.Reason#EXTENSION_FAILED}) without waiting for the deadline. Zero means it keeps
+         * trying until the deadline. Default {@link #DEFAULT_MAX_FAILED_EXTENSIONS}.
+         *
+         * @param maxFailedExtensions zero or more
+         * @return this builder
+         * @throws IllegalArgumentException if negative
+         */
+        public Builder maxFailedExtensions(int maxFailedExtensions) {
+            if (maxFailedExtensions < 0) {
+                throw new IllegalArgumentException("maxFailedExtensions: must be >= 0 (0 = no cap), got "
+                        + maxFailedExtensions);
+            }
+            this.maxFailedExtensions = maxFailedExtensions;
             return this;
         }
 

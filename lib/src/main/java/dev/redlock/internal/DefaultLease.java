@@ -1,29 +1,61 @@
 package dev.redlock.internal;
 
 import dev.redlock.Lease;
+import dev.redlock.LockLostException;
 import dev.redlock.QuorumPolicy;
 import dev.redlock.ReleaseResult;
 import dev.redlock.RoundOutcome;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
-/** The library's {@link Lease}. Thread-safe; release happens at most once. */
+/**
+ * The library's {@link Lease}. Thread-safe.
+ *
+ * <p>State moves one way: HELD, then LOST or RELEASED. Validity is derived from the state and the deadline on the
+ * ticker, so {@link #isValid()} turns false exactly at the deadline even if no timer has fired yet.
+ */
 public final class DefaultLease implements Lease {
+
+    private static final Logger LOG = LoggerFactory.getLogger(DefaultLease.class);
+    private static final int HELD = 0;
+    private static final int LOST = 1;
+    private static final int RELEASED = 2;
 
     private final QuorumEngine engine;
     private final LockRef ref;
     private final String token;
-    private final long ttlMillis;
     private final long startNanos;
-    private final long deadlineNanos;
-    private final long keyExpiryNanos;
     private final RoundOutcome acquisition;
+    private final boolean autoExtended;
+
+    /** Set by the watchdog when it stops at the maximum hold time; the expiry that follows is reported as such. */
+    private volatile boolean holdCapReached;
+    private volatile long ttlMillis;
+    private volatile long deadlineNanos;
+    private volatile long keyExpiryNanos;
+    private final AtomicInteger state = new AtomicInteger(HELD);
     private final AtomicBoolean releaseStarted = new AtomicBoolean();
     private final CompletableFuture<ReleaseResult> released = new CompletableFuture<>();
 
+    // Guarded by `this`: timers, the last extension, and the listeners with the loss they are told about.
+    private ScheduledFuture<?> nextExtension;
+    private ScheduledFuture<?> deadlineTimer;
+    private RoundOutcome lastExtension;
+    private int failedExtensions;
+    private LockLostException lossCause;
+    private final List<Consumer<? super LockLostException>> listeners = new ArrayList<>(1);
+
     DefaultLease(QuorumEngine engine, LockRef ref, String token, long ttlMillis, long startNanos, long deadlineNanos,
-            long keyExpiryNanos, RoundOutcome acquisition) {
+            long keyExpiryNanos, RoundOutcome acquisition, boolean autoExtended) {
         this.engine = engine;
         this.ref = ref;
         this.token = token;
@@ -32,6 +64,7 @@ public final class DefaultLease implements Lease {
         this.deadlineNanos = deadlineNanos;
         this.keyExpiryNanos = keyExpiryNanos;
         this.acquisition = acquisition;
+        this.autoExtended = autoExtended;
     }
 
     @Override
@@ -54,9 +87,17 @@ public final class DefaultLease implements Lease {
         return token;
     }
 
+    LockRef ref() {
+        return ref;
+    }
+
     @Override
     public Duration leaseTime() {
         return Duration.ofMillis(ttlMillis);
+    }
+
+    long ttlMillis() {
+        return ttlMillis;
     }
 
     /** Ticker time at which the winning round started ({@code t1}). */
@@ -75,14 +116,24 @@ public final class DefaultLease implements Lease {
     }
 
     @Override
+    public boolean isAutoExtended() {
+        return autoExtended;
+    }
+
+    @Override
     public Duration remainingValidity() {
         long left = deadlineNanos - engine.ticker().nanoTime();
-        return left > 0 && !releaseStarted.get() ? Duration.ofNanos(left) : Duration.ZERO;
+        return left > 0 && state.get() == HELD ? Duration.ofNanos(left) : Duration.ZERO;
     }
 
     @Override
     public boolean isValid() {
-        return !releaseStarted.get() && deadlineNanos - engine.ticker().nanoTime() > 0;
+        return state.get() == HELD && deadlineNanos - engine.ticker().nanoTime() > 0;
+    }
+
+    /** Whether the lease is still held: not lost and not released (it may have passed its deadline). */
+    boolean isHeld() {
+        return state.get() == HELD;
     }
 
     /** Whether {@link #release()} or {@link #releaseAsync()} has been called. */
@@ -95,11 +146,191 @@ public final class DefaultLease implements Lease {
         return acquisition;
     }
 
+    // ------------------------------------------------------------------------------------------------ extension
+
+    @Override
+    public RoundOutcome extend(Duration leaseTime) {
+        return engine.extendSync(this, engine.checkLeaseTime(leaseTime));
+    }
+
+    @Override
+    public CompletableFuture<RoundOutcome> extendAsync(Duration leaseTime) {
+        long ttl = engine.checkLeaseTime(leaseTime);
+        CompletableFuture<RoundOutcome> result = new CompletableFuture<>();
+        engine.extendAsync(this, ttl, outcome -> engine.completeAsync(() -> result.complete(outcome)));
+        return result;
+    }
+
+    /**
+     * Moves the deadline after a successful extension round that started at {@code roundStart}. Returns false if the
+     * lease was lost or released meanwhile: then nothing changes.
+     */
+    synchronized boolean extended(long roundStart, long newDeadline, long newTtlMillis, RoundOutcome outcome) {
+        if (state.get() != HELD) {
+            return false;
+        }
+        this.ttlMillis = newTtlMillis;
+        this.deadlineNanos = newDeadline;
+        this.keyExpiryNanos = roundStart + newTtlMillis * 1_000_000L;
+        this.lastExtension = outcome;
+        this.failedExtensions = 0;
+        if (deadlineTimer != null) {
+            armDeadlineTimer();
+        }
+        return true;
+    }
+
+    void holdCapReached() {
+        holdCapReached = true;
+    }
+
+    /** Records a failed extension; returns how many failed in a row. */
+    synchronized int extensionFailed(RoundOutcome outcome) {
+        lastExtension = outcome;
+        return ++failedExtensions;
+    }
+
+    synchronized RoundOutcome lastExtension() {
+        return lastExtension;
+    }
+
+    /** Sets the watchdog's next extension task; cancelled on loss or release. */
+    synchronized boolean setNextExtension(ScheduledFuture<?> task) {
+        if (state.get() != HELD) {
+            task.cancel(false);
+            return false;
+        }
+        nextExtension = task;
+        return true;
+    }
+
+    /** Makes sure a timer declares the lease lost at its deadline, so listeners hear of it in time. */
+    synchronized void watchDeadline() {
+        if (state.get() == HELD && deadlineTimer == null) {
+            armDeadlineTimer();
+        }
+    }
+
+    private void armDeadlineTimer() {
+        if (deadlineTimer != null) {
+            deadlineTimer.cancel(false);
+        }
+        deadlineTimer = engine.schedule(this::checkDeadline, deadlineNanos - engine.ticker().nanoTime());
+    }
+
+    private void checkDeadline() {
+        if (state.get() == HELD && deadlineNanos - engine.ticker().nanoTime() <= 0) {
+            lose(holdCapReached ? LockLostException.Reason.MAX_HOLD_TIME
+                    : LockLostException.Reason.EXPIRED, lastExtension());
+        } else if (state.get() == HELD) {
+            synchronized (this) {
+                armDeadlineTimer(); // fired early (the deadline moved, or the timer's clock ran ahead)
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------------ loss
+
+    /** Declares the lease lost (once), stops its timers and tells the listeners on the async executor. */
+    void lose(LockLostException.Reason reason, RoundOutcome lastRound) {
+        List<Consumer<? super LockLostException>> toTell;
+        LockLostException cause;
+        synchronized (this) {
+            if (!state.compareAndSet(HELD, LOST)) {
+                return;
+            }
+            cancelTimers();
+            cause = new LockLostException(ref.name(), Tokens.prefix(token), reason, lastRound);
+            lossCause = cause;
+            toTell = new ArrayList<>(listeners);
+            listeners.clear();
+        }
+        engine.watchdogForget(this);
+        LOG.warn("lease lost: lock '{}' token {}… {}{}", ref.name(), Tokens.prefix(token), reason,
+                lastRound == null ? "" : ", last extension: " + lastRound.nodes());
+        for (Consumer<? super LockLostException> l : toTell) {
+            tell(l, cause);
+        }
+    }
+
+    private void tell(Consumer<? super LockLostException> listener, LockLostException cause) {
+        engine.completeAsync(() -> {
+            try {
+                listener.accept(cause);
+            } catch (RuntimeException e) {
+                LOG.error("a lost-lease listener of lock '{}' failed", ref.name(), e);
+            }
+        });
+    }
+
+    @Override
+    public Lease onLost(Consumer<? super LockLostException> listener) {
+        LockLostException cause;
+        synchronized (this) {
+            cause = lossCause;
+            if (cause == null) {
+                listeners.add(listener);
+                // Fixed-time leases have no timer until someone wants to hear of their expiry.
+                watchDeadline();
+                return this;
+            }
+        }
+        tell(listener, cause);
+        return this;
+    }
+
+    @Override
+    public synchronized Optional<LockLostException> lossCause() {
+        return Optional.ofNullable(lossCause);
+    }
+
+    @Override
+    public void checkValid() {
+        if (isValid()) {
+            return;
+        }
+        if (state.get() == HELD) {
+            // Past the deadline before any timer noticed: this is the moment the holder learns of it.
+            lose(holdCapReached ? LockLostException.Reason.MAX_HOLD_TIME
+                    : LockLostException.Reason.EXPIRED, lastExtension());
+        }
+        synchronized (this) {
+            if (lossCause != null) {
+                throw lossCause;
+            }
+        }
+        throw new LockLostException(ref.name(), Tokens.prefix(token), LockLostException.Reason.RELEASED, null);
+    }
+
+    private void cancelTimers() {
+        if (nextExtension != null) {
+            nextExtension.cancel(false);
+            nextExtension = null;
+        }
+        if (deadlineTimer != null) {
+            deadlineTimer.cancel(false);
+            deadlineTimer = null;
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------------ release
+
+    /** Stops the watchdog before any release is sent, so no renewal can follow it. */
+    private void stopForRelease() {
+        synchronized (this) {
+            state.compareAndSet(HELD, RELEASED);
+            cancelTimers();
+            listeners.clear();
+        }
+        engine.watchdogForget(this);
+    }
+
     @Override
     public ReleaseResult release() {
         if (!releaseStarted.compareAndSet(false, true)) {
             return released.join();
         }
+        stopForRelease();
         try {
             ReleaseResult result = engine.releaseSync(this);
             released.complete(result);
@@ -113,6 +344,7 @@ public final class DefaultLease implements Lease {
     @Override
     public CompletableFuture<ReleaseResult> releaseAsync() {
         if (releaseStarted.compareAndSet(false, true)) {
+            stopForRelease();
             engine.releaseAsync(this).whenComplete((result, error) -> {
                 if (error != null) {
                     released.completeExceptionally(error);
@@ -132,7 +364,8 @@ public final class DefaultLease implements Lease {
 
     @Override
     public String toString() {
-        return "Lease{lock=" + ref.name() + ", " + ref.policy() + ", token=" + Tokens.prefix(token) + "…, valid="
-                + isValid() + ", remaining=" + remainingValidity().toMillis() + "ms}";
+        String s = state.get() == HELD ? "held" : state.get() == LOST ? "lost" : "released";
+        return "Lease{lock=" + ref.name() + ", " + ref.policy() + ", token=" + Tokens.prefix(token) + "…, " + s
+                + (autoExtended ? ", auto-extended" : "") + ", remaining=" + remainingValidity().toMillis() + "ms}";
     }
 }

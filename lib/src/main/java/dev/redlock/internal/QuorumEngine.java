@@ -48,6 +48,7 @@ public final class QuorumEngine implements AutoCloseable {
     private final IntervalFunction backoff;
     private final long perNodeTimeoutNanos;
     private final long minValidityNanos;
+    private final Watchdog watchdog;
     private volatile boolean closed;
 
     public QuorumEngine(RedlockConfig config, List<? extends NodeClient> nodes, ScheduledExecutorService scheduler) {
@@ -67,6 +68,7 @@ public final class QuorumEngine implements AutoCloseable {
                 : IntervalFunction.ofRandomized(delayMs, Math.min(config.retryJitter(), 0.999));
         this.perNodeTimeoutNanos = config.perNodeTimeout().toNanos();
         this.minValidityNanos = config.minValidity().toNanos();
+        this.watchdog = new Watchdog(this);
     }
 
     public RedlockConfig config() {
@@ -100,10 +102,11 @@ public final class QuorumEngine implements AutoCloseable {
      *
      * @param waitNanos the wait budget; 0 for one round, {@link #FOREVER} to wait until acquired
      * @param interruptible whether an interrupt aborts the wait; if not, the interrupt status is kept
+     * @param autoExtend whether the watchdog keeps the lease until it is released
      * @throws InterruptedException if interruptible and the thread was interrupted before or between rounds
      */
-    public AcquireResult acquire(LockRef ref, long ttlMillis, long waitNanos, boolean interruptible)
-            throws InterruptedException {
+    public AcquireResult acquire(LockRef ref, long ttlMillis, long waitNanos, boolean interruptible,
+            boolean autoExtend) throws InterruptedException {
         boolean forever = waitNanos == FOREVER;
         long deadline = ticker.nanoTime() + (forever ? 0 : waitNanos);
         boolean interrupted = false;
@@ -114,7 +117,7 @@ public final class QuorumEngine implements AutoCloseable {
                     throw new InterruptedException("interrupted while acquiring lock '" + ref.name() + "'");
                 }
                 ensureOpen();
-                Attempt a = roundSync(ref, ttlMillis);
+                Attempt a = roundSync(ref, ttlMillis, autoExtend);
                 if (a.lease != null) {
                     return new AcquireResult(a.lease, a.outcome, rounds);
                 }
@@ -139,18 +142,18 @@ public final class QuorumEngine implements AutoCloseable {
         }
     }
 
-    private Attempt roundSync(LockRef ref, long ttlMillis) {
+    private Attempt roundSync(LockRef ref, long ttlMillis, boolean autoExtend) {
         String token = Tokens.next();
         long t1 = ticker.nanoTime();
         Round round = new Round(NodeOp.Kind.ACQUIRE, names, ref.policy().required(nodes.size()), t1, ticker)
                 .waitingThread(Thread.currentThread());
         submitAll(round, ref.key(), token, ttlMillis, t1 + perNodeTimeoutNanos);
         round.await(t1 + perNodeTimeoutNanos);
-        return evaluate(ref, round, token, ttlMillis);
+        return evaluate(ref, round, token, ttlMillis, autoExtend);
     }
 
     /** Turns a decided acquire round into an outcome; a failed round is released on every node. */
-    private Attempt evaluate(LockRef ref, Round round, String token, long ttlMillis) {
+    private Attempt evaluate(LockRef ref, Round round, String token, long ttlMillis, boolean autoExtend) {
         long t1 = round.startNanos();
         long elapsed = round.decidedAtNanos() - t1;
         long ttlNanos = TimeUnit.MILLISECONDS.toNanos(ttlMillis);
@@ -175,7 +178,11 @@ public final class QuorumEngine implements AutoCloseable {
             releaseInBackground(round, ref.key(), token, t1 + ttlNanos);
             return new Attempt(outcome, null);
         }
-        DefaultLease lease = new DefaultLease(this, ref, token, ttlMillis, t1, t1 + validity, t1 + ttlNanos, outcome);
+        DefaultLease lease = new DefaultLease(this, ref, token, ttlMillis, t1, t1 + validity, t1 + ttlNanos, outcome,
+                autoExtend);
+        if (autoExtend) {
+            watchdog.start(lease);
+        }
         LOG.debug("acquired lock '{}' token {}… {}/{} grants, validity {} ms", ref.name(), Tokens.prefix(token),
                 granted, round.need(), validity / 1_000_000);
         return new Attempt(outcome, lease);
@@ -204,8 +211,9 @@ public final class QuorumEngine implements AutoCloseable {
      * completes on the async executor. Cancelling the future stops further rounds, and a lease won after
      * cancellation is released.
      */
-    public CompletableFuture<AcquireResult> acquireAsync(LockRef ref, long ttlMillis, long waitNanos) {
-        AsyncAcquisition a = new AsyncAcquisition(ref, ttlMillis, waitNanos);
+    public CompletableFuture<AcquireResult> acquireAsync(LockRef ref, long ttlMillis, long waitNanos,
+            boolean autoExtend) {
+        AsyncAcquisition a = new AsyncAcquisition(ref, ttlMillis, waitNanos, autoExtend);
         a.startRound();
         return a.future;
     }
@@ -213,6 +221,7 @@ public final class QuorumEngine implements AutoCloseable {
     private final class AsyncAcquisition implements Round.Listener {
         final LockRef ref;
         final long ttlMillis;
+        final boolean autoExtend;
         final boolean forever;
         final long deadline;
         final CompletableFuture<AcquireResult> future = new CompletableFuture<>();
@@ -221,9 +230,10 @@ public final class QuorumEngine implements AutoCloseable {
         String token;
         volatile ScheduledFuture<?> timer;
 
-        AsyncAcquisition(LockRef ref, long ttlMillis, long waitNanos) {
+        AsyncAcquisition(LockRef ref, long ttlMillis, long waitNanos, boolean autoExtend) {
             this.ref = ref;
             this.ttlMillis = ttlMillis;
+            this.autoExtend = autoExtend;
             this.forever = waitNanos == FOREVER;
             this.deadline = ticker.nanoTime() + (forever ? 0 : waitNanos);
         }
@@ -256,7 +266,7 @@ public final class QuorumEngine implements AutoCloseable {
             if (t != null) {
                 t.cancel(false);
             }
-            Attempt a = evaluate(ref, round, token, ttlMillis);
+            Attempt a = evaluate(ref, round, token, ttlMillis, autoExtend);
             if (a.lease != null) {
                 deliver(new AcquireResult(a.lease, a.outcome, rounds));
                 return;
@@ -283,6 +293,111 @@ public final class QuorumEngine implements AutoCloseable {
                 }
             });
         }
+    }
+
+    // ------------------------------------------------------------------------------------------------ extend
+
+    /** Extends on the caller's thread; see {@link DefaultLease#extend}. */
+    RoundOutcome extendSync(DefaultLease lease, long ttlMillis) {
+        long t1 = ticker.nanoTime();
+        long oldDeadline = lease.deadlineNanos();
+        if (!lease.isValid()) {
+            return notExtended(lease, t1, oldDeadline);
+        }
+        Round round = new Round(NodeOp.Kind.EXTEND, names, lease.policy().required(nodes.size()), t1, ticker)
+                .waitingThread(Thread.currentThread());
+        long waitUntil = earlier(t1 + perNodeTimeoutNanos, oldDeadline);
+        submitAll(round, lease.key(), lease.token(), ttlMillis, waitUntil);
+        round.await(waitUntil);
+        return evaluateExtend(lease, round, ttlMillis, oldDeadline);
+    }
+
+    /** Extends without blocking; {@code done} runs once, on a node I/O thread or the scheduler thread. */
+    void extendAsync(DefaultLease lease, long ttlMillis, java.util.function.Consumer<RoundOutcome> done) {
+        long t1 = ticker.nanoTime();
+        long oldDeadline = lease.deadlineNanos();
+        if (!lease.isValid()) {
+            done.accept(notExtended(lease, t1, oldDeadline));
+            return;
+        }
+        Round round = new Round(NodeOp.Kind.EXTEND, names, lease.policy().required(nodes.size()), t1, ticker);
+        long waitUntil = earlier(t1 + perNodeTimeoutNanos, oldDeadline);
+        ScheduledFuture<?>[] timer = new ScheduledFuture<?>[1];
+        round.listener(r -> {
+            ScheduledFuture<?> t = timer[0];
+            if (t != null) {
+                t.cancel(false);
+            }
+            done.accept(evaluateExtend(lease, r, ttlMillis, oldDeadline));
+        });
+        timer[0] = schedule(round::expire, waitUntil - t1);
+        submitAll(round, lease.key(), lease.token(), ttlMillis, waitUntil);
+    }
+
+    private static long earlier(long a, long b) {
+        return a - b <= 0 ? a : b;
+    }
+
+    /** The outcome of an extension that was not attempted because the lease was no longer valid. */
+    private RoundOutcome notExtended(DefaultLease lease, long t1, long oldDeadline) {
+        if (lease.isHeld() && oldDeadline - t1 <= 0) {
+            lease.lose(dev.redlock.LockLostException.Reason.EXPIRED, lease.lastExtension());
+        }
+        return new RoundOutcome(lease.lockName(), lease.policy(), lease.policy().required(nodes.size()), List.of(), 0,
+                0, oldDeadline - t1, FailureReason.LEASE_EXPIRED);
+    }
+
+    private RoundOutcome evaluateExtend(DefaultLease lease, Round round, long ttlMillis, long oldDeadline) {
+        long t1 = round.startNanos();
+        long decidedAt = round.decidedAtNanos();
+        long ttlNanos = TimeUnit.MILLISECONDS.toNanos(ttlMillis);
+        long validity = ttlNanos - (decidedAt - t1) - config.driftNanos(ttlNanos);
+        List<NodeOutcome> outcomes = round.outcomesAtDecision();
+        int granted = round.yesAtDecision();
+        int gone = 0;
+        for (NodeOutcome o : outcomes) {
+            if (o.status() == NodeStatus.ALREADY_EXPIRED || o.status() == NodeStatus.OWNED_BY_ANOTHER) {
+                gone++;
+            }
+        }
+        boolean inTime = decidedAt - oldDeadline < 0;
+        FailureReason reason;
+        if (granted >= round.need() && inTime) {
+            reason = validity > minValidityNanos ? FailureReason.NONE : FailureReason.VALIDITY_EXHAUSTED;
+        } else if (gone > round.size() - round.need() || !inTime) {
+            reason = FailureReason.LEASE_EXPIRED;
+        } else {
+            // Nodes failed or timed out; a later round may still reach them before the deadline.
+            reason = FailureReason.NOT_ENOUGH_NODES;
+        }
+        RoundOutcome outcome = new RoundOutcome(lease.lockName(), lease.policy(), round.need(), outcomes, granted,
+                decidedAt - t1, validity, reason);
+        if (reason == FailureReason.NONE) {
+            if (!lease.extended(t1, t1 + validity, ttlMillis, outcome)) {
+                // Lost or released while the round ran: report it as such, never as an extension.
+                return new RoundOutcome(lease.lockName(), lease.policy(), round.need(), outcomes, granted,
+                        decidedAt - t1, validity, FailureReason.LEASE_EXPIRED);
+            }
+            LOG.debug("extended lock '{}' token {}… by {} ms: {}/{} grants", lease.lockName(),
+                    Tokens.prefix(lease.token()), ttlMillis, granted, round.need());
+        } else if (gone > round.size() - round.need()) {
+            // Too many nodes no longer hold our token: no later extension can bring the lease back.
+            lease.lose(dev.redlock.LockLostException.Reason.OWNERSHIP_LOST, outcome);
+        } else if (!inTime && lease.isHeld()) {
+            lease.lose(dev.redlock.LockLostException.Reason.EXPIRED, outcome);
+        }
+        return outcome;
+    }
+
+    /** Validates a per-call lease time and returns it in milliseconds. */
+    public long checkLeaseTime(java.time.Duration leaseTime) {
+        java.util.Objects.requireNonNull(leaseTime, "leaseTime");
+        long ttlMillis = leaseTime.toMillis();
+        if (ttlMillis <= config.perNodeTimeout().toMillis()) {
+            throw new IllegalArgumentException("leaseTime: must be greater than perNodeTimeout ("
+                    + config.perNodeTimeout().toMillis() + " ms), got " + ttlMillis + " ms");
+        }
+        return ttlMillis;
     }
 
     // ------------------------------------------------------------------------------------------------ release
@@ -376,7 +491,7 @@ public final class QuorumEngine implements AutoCloseable {
         round.endSubmit();
     }
 
-    private void completeAsync(Runnable completion) {
+    void completeAsync(Runnable completion) {
         try {
             asyncExecutor.execute(completion);
         } catch (RejectedExecutionException e) {
@@ -386,6 +501,24 @@ public final class QuorumEngine implements AutoCloseable {
     }
 
     // ------------------------------------------------------------------------------------------------ lifecycle
+
+    /** Schedules a task on the client's scheduler; null if the client is closing. */
+    ScheduledFuture<?> schedule(Runnable task, long delayNanos) {
+        try {
+            return scheduler.schedule(task, Math.max(0, delayNanos), TimeUnit.NANOSECONDS);
+        } catch (RejectedExecutionException e) {
+            return null;
+        }
+    }
+
+    void watchdogForget(DefaultLease lease) {
+        watchdog.forget(lease);
+    }
+
+    /** For tests and diagnostics: how many leases the watchdog keeps. */
+    public int autoExtendedLeases() {
+        return watchdog.activeCount();
+    }
 
     private void ensureOpen() {
         if (closed) {
@@ -405,6 +538,7 @@ public final class QuorumEngine implements AutoCloseable {
     @Override
     public void close() {
         closed = true;
+        watchdog.closeAll();
         for (NodeClient node : nodes) {
             if (node instanceof JedisNodeClient) {
                 ((JedisNodeClient) node).initiateClose();

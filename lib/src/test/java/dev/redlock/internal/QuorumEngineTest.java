@@ -59,7 +59,7 @@ class QuorumEngineTest {
     void validitySubtractsElapsedAndDrift() throws InterruptedException {
         // Each node answers 100 ms after the previous one; the round is decided at the third grant.
         List<FakeNode> nodes = nodes(i -> op -> NodeStatus.GRANTED, 100);
-        AcquireResult r = engine(nodes).acquire(ref(QuorumPolicy.MAJORITY), TTL_MS, 0, false);
+        AcquireResult r = engine(nodes).acquire(ref(QuorumPolicy.MAJORITY), TTL_MS, 0, false, false);
 
         assertTrue(r.acquired(), r::toString);
         long drift = (long) (TTL_MS * 0.01) + 2; // ttl * driftFactor + 2 ms
@@ -78,7 +78,7 @@ class QuorumEngineTest {
     @Test
     void roundSlowerThanTtlMinusDriftFailsEvenWithAllGrantsAndReleasesEverywhere() throws InterruptedException {
         List<FakeNode> nodes = nodes(i -> op -> NodeStatus.GRANTED, 400);
-        AcquireResult r = engine(nodes).acquire(ref(QuorumPolicy.ALL), TTL_MS, 0, false);
+        AcquireResult r = engine(nodes).acquire(ref(QuorumPolicy.ALL), TTL_MS, 0, false, false);
 
         assertFalse(r.acquired());
         assertEquals(FailureReason.VALIDITY_EXHAUSTED, r.reason());
@@ -95,17 +95,17 @@ class QuorumEngineTest {
     void validityAtTheMinimumFails() throws InterruptedException {
         // 3 grants x 329 ms = 987 ms elapsed; validity = 1000 - 987 - 12 = 1 ms > 0 succeeds ...
         assertTrue(engine(nodes(i -> op -> NodeStatus.GRANTED, 329))
-                .acquire(ref(QuorumPolicy.MAJORITY), TTL_MS, 0, false).acquired());
+                .acquire(ref(QuorumPolicy.MAJORITY), TTL_MS, 0, false, false).acquired());
         // ... while 3 x 330 ms leaves validity -2 ms: fails.
         assertEquals(FailureReason.VALIDITY_EXHAUSTED, engine(nodes(i -> op -> NodeStatus.GRANTED, 330))
-                .acquire(ref(QuorumPolicy.MAJORITY), TTL_MS, 0, false).reason());
+                .acquire(ref(QuorumPolicy.MAJORITY), TTL_MS, 0, false, false).reason());
     }
 
     @Test
     void decidesAsSoonAsQuorumIsImpossible() throws InterruptedException {
         // Nodes 0-2 say TAKEN, nodes 3-4 never answer: after three TAKEN the round cannot reach 3 grants.
         List<FakeNode> nodes = nodes(i -> op -> i < 3 ? NodeStatus.TAKEN : null, 1);
-        AcquireResult r = engine(nodes).acquire(ref(QuorumPolicy.MAJORITY), TTL_MS, 0, false);
+        AcquireResult r = engine(nodes).acquire(ref(QuorumPolicy.MAJORITY), TTL_MS, 0, false, false);
 
         assertEquals(FailureReason.BUSY, r.reason());
         assertEquals(3, r.lastRound().elapsed().toMillis(), "decided at the third answer, not at the timeout");
@@ -121,12 +121,12 @@ class QuorumEngineTest {
         // One node down, two taken: the two others could not have formed a quorum, but the failure is contention.
         AcquireResult busy = engine(nodes(i -> op -> i == 0 ? NodeStatus.CIRCUIT_OPEN
                 : i <= 2 ? NodeStatus.TAKEN : NodeStatus.GRANTED, 0))
-                .acquire(ref(QuorumPolicy.MAJORITY), TTL_MS, 0, false);
+                .acquire(ref(QuorumPolicy.MAJORITY), TTL_MS, 0, false, false);
         assertEquals(FailureReason.BUSY, busy.reason());
 
         // Three nodes failing: no quorum is possible whatever the others say.
         AcquireResult down = engine(nodes(i -> op -> i < 3 ? NodeStatus.ERROR : NodeStatus.GRANTED, 0))
-                .acquire(ref(QuorumPolicy.MAJORITY), TTL_MS, 0, false);
+                .acquire(ref(QuorumPolicy.MAJORITY), TTL_MS, 0, false, false);
         assertEquals(FailureReason.NOT_ENOUGH_NODES, down.reason());
         assertEquals(3, down.lastRound().unavailable());
         assertTrue(down.lastRound().nodes().get(0).error().isPresent(), "the cause is kept per node");
@@ -135,7 +135,7 @@ class QuorumEngineTest {
     @Test
     void multiLockNeedsEveryNode() throws InterruptedException {
         AcquireResult r = engine(nodes(i -> op -> i == 4 ? NodeStatus.ERROR : NodeStatus.GRANTED, 0))
-                .acquire(ref(QuorumPolicy.ALL), TTL_MS, 0, false);
+                .acquire(ref(QuorumPolicy.ALL), TTL_MS, 0, false, false);
         assertEquals(FailureReason.NOT_ENOUGH_NODES, r.reason());
         assertEquals(4, r.lastRound().granted());
         assertEquals(5, r.lastRound().required());
@@ -158,7 +158,7 @@ class QuorumEngineTest {
         int[] calls = new int[5];
         List<FakeNode> nodes = nodes(i -> op -> ++calls[i] <= 2 ? NodeStatus.TAKEN : NodeStatus.GRANTED, 0);
         AcquireResult r = engine(nodes).acquire(ref(QuorumPolicy.MAJORITY), TTL_MS,
-                TimeUnit.SECONDS.toNanos(3600), false);
+                TimeUnit.SECONDS.toNanos(3600), false, false);
         assertTrue(r.acquired());
         assertEquals(3, r.rounds());
         List<String> tokens = nodes.get(0).received.stream().filter(op -> op.kind() == NodeOp.Kind.ACQUIRE)
