@@ -142,6 +142,10 @@ public final class QuorumLock implements Lock {
      * Acquires the lock only if it is free now: exactly one round, no retry. The hold is auto-extended until the
      * last {@link #unlock()}.
      *
+     * <p>For every locking method: if the calling thread already holds this lock, the hold count goes up without a
+     * network round, provided the lease is still valid; if it expired or was lost, {@link LockLostException} is
+     * thrown (the earlier hold still needs its {@link #unlock()}).
+     *
      * @return true if acquired (or already held by this thread)
      * @throws NotEnoughNodesException if too few nodes were reachable to form a quorum
      * @throws IllegalStateException if the client is closed
@@ -296,6 +300,8 @@ public final class QuorumLock implements Lock {
         if (hold == null) {
             return false;
         }
+        // Re-entering a hold whose lease expired or was lost would claim a lock someone else may now hold.
+        hold.lease.checkValid();
         hold.count++;
         return true;
     }

@@ -315,6 +315,8 @@ public final class RedlockClient implements AutoCloseable {
             return;
         }
         engine.close();
+        // Dropping what is still scheduled is safe: the engine failed every acquisition waiting for a retry,
+        // closed nodes answer every queued op (so rounds decide without their timers), and kept leases are lost.
         scheduler.shutdownNow();
         // Lost-lease listeners are told on the async executor, which the client does not own or stop.
         try {

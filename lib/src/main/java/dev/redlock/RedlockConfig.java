@@ -278,6 +278,29 @@ public final class RedlockConfig {
     }
 
     /**
+     * Checks that a lease time can ever produce a lease: even a round that takes the whole per-node timeout must
+     * leave more than the minimum validity, {@code leaseTime - drift(leaseTime) - perNodeTimeout > minValidity}.
+     * Used for the configured default and for lease times given per call.
+     *
+     * @param field the name to report
+     * @param leaseTime the lease time to check
+     * @param perNodeTimeout the per-node timeout
+     * @param driftFactor the drift factor
+     * @param minValidity the minimum validity
+     * @throws IllegalArgumentException naming the field and the smallest lease time that works
+     */
+    public static void checkLeaseTime(String field, Duration leaseTime, Duration perNodeTimeout, double driftFactor,
+            Duration minValidity) {
+        long ttl = leaseTime.toNanos();
+        long drift = (long) (ttl * driftFactor) + DRIFT_CONSTANT.toNanos();
+        if (ttl - drift - perNodeTimeout.toNanos() <= minValidity.toNanos()) {
+            throw new IllegalArgumentException(field + ": " + leaseTime.toMillis() + " ms can never yield a lease: "
+                    + "leaseTime - drift (" + drift / 1_000_000 + " ms) - perNodeTimeout (" + perNodeTimeout.toMillis()
+                    + " ms) must exceed minValidity (" + minValidity.toMillis() + " ms)");
+        }
+    }
+
+    /**
      * Returns the drift subtracted from a round of the given TTL: {@code ttl * driftFactor + 2 ms}.
      *
      * @param ttlNanos the TTL, in nanoseconds
@@ -581,9 +604,10 @@ public final class RedlockConfig {
             }
             Map<String, Integer> seen = new HashMap<>();
             for (int i = 0; i < nodes.size(); i++) {
-                Integer first = seen.putIfAbsent(nodes.get(i).name(), i);
+                // Two databases of one server are one node: one restart would take both votes.
+                Integer first = seen.putIfAbsent(nodes.get(i).server(), i);
                 if (first != null) {
-                    throw new IllegalArgumentException("nodes: duplicate node " + nodes.get(i).name() + " at nodes["
+                    throw new IllegalArgumentException("nodes: duplicate node " + nodes.get(i).server() + " at nodes["
                             + first + "] and nodes[" + i + "]; every node must be a distinct master");
                 }
             }
@@ -595,6 +619,7 @@ public final class RedlockConfig {
                 throw new IllegalArgumentException("minValidity: must be below leaseTime (" + leaseTime.toMillis()
                         + " ms), got " + minValidity.toMillis() + " ms");
             }
+            checkLeaseTime("leaseTime", leaseTime, perNodeTimeout, driftFactor, minValidity);
             int n = nodes.size();
             if (n < 3) {
                 LOG.warn("{} node(s) configured: a RedLock needs at least 3 independent masters to survive a node "

@@ -2,6 +2,7 @@ package dev.redlock;
 
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 
 /**
  * What a release did on each node.
@@ -20,18 +21,23 @@ public final class ReleaseResult {
     private final String lockName;
     private final List<NodeOutcome> nodes;
     private final CompletableFuture<ReleaseResult> completion;
+    private final Executor executor;
 
     /**
      * Creates a result. Normally built by the library.
      *
      * @param lockName the lock's name
      * @param nodes one outcome per configured node, in configuration order
-     * @param completion completes with the final result once every node answered; may be this result's own future
+     * @param completion completes with the final result once every node answered, or {@code null} when this is the
+     *        final result
+     * @param executor where dependents of {@link #completion()} run
      */
-    public ReleaseResult(String lockName, List<NodeOutcome> nodes, CompletableFuture<ReleaseResult> completion) {
+    public ReleaseResult(String lockName, List<NodeOutcome> nodes, CompletableFuture<ReleaseResult> completion,
+            Executor executor) {
         this.lockName = lockName;
         this.nodes = List.copyOf(nodes);
         this.completion = completion == null ? CompletableFuture.completedFuture(this) : completion;
+        this.executor = executor;
     }
 
     /**
@@ -109,12 +115,17 @@ public final class ReleaseResult {
 
     /**
      * Returns a future that completes with the final result, once every node has answered or timed out. Already
-     * complete when no node was {@link NodeStatus#PENDING}. The future never completes exceptionally.
+     * complete when no node was {@link NodeStatus#PENDING}. The future never completes exceptionally, and its
+     * dependents run on the client's async executor.
      *
      * @return the final result's future
      */
     public CompletableFuture<ReleaseResult> completion() {
-        return completion;
+        if (completion.isDone()) {
+            return CompletableFuture.completedFuture(completion.join());
+        }
+        // A new stage per call, completed on the async executor, so callbacks never run on a node's I/O thread.
+        return completion.thenApplyAsync(r -> r, executor);
     }
 
     private int count(NodeStatus status) {

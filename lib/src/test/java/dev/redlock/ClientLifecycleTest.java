@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
@@ -46,6 +47,19 @@ class ClientLifecycleTest extends RedisBackedTest {
         assertThrows(IllegalStateException.class, () -> lock.tryAcquire());
         ExecutionException e = assertThrows(ExecutionException.class,
                 () -> lock.attemptAsync(Duration.ZERO, Duration.ofSeconds(5)).get(5, TimeUnit.SECONDS));
+        assertTrue(e.getCause() instanceof IllegalStateException, e.toString());
+    }
+
+    @Test
+    void asyncAcquisitionWaitingBetweenRoundsFailsWhenTheClientCloses() throws Exception {
+        String name = uniqueName("close-async");
+        client().redLock(name).tryAcquire(Duration.ZERO, Duration.ofSeconds(10)).orElseThrow();
+        RedlockClient waiter = RedlockClient.create(config().retryDelay(Duration.ofMillis(200)).build());
+        CompletableFuture<AcquireResult> pending = waiter.redLock(name)
+                .attemptAsync(Duration.ofSeconds(30), Duration.ofSeconds(10));
+        await().atMost(Duration.ofSeconds(5)).until(() -> !pending.isDone());
+        waiter.close();
+        ExecutionException e = assertThrows(ExecutionException.class, () -> pending.get(5, TimeUnit.SECONDS));
         assertTrue(e.getCause() instanceof IllegalStateException, e.toString());
     }
 

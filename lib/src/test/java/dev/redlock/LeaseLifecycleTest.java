@@ -183,6 +183,21 @@ class LeaseLifecycleTest extends RedisBackedTest {
     }
 
     @Test
+    void reenteringAnExpiredHoldThrowsInsteadOfClaimingTheLock() throws Exception {
+        QuorumLock lock = client().redLock(uniqueName("reenter-expired"));
+        assertTrue(lock.tryLock(0, 300, TimeUnit.MILLISECONDS));
+        await().atMost(Duration.ofSeconds(5)).until(() -> !lock.isHeldByCurrentThread());
+        Lease other = client().redLock(lock.name()).tryAcquire(Duration.ofSeconds(5), Duration.ofSeconds(5))
+                .orElseThrow();
+        assertThrows(LockLostException.class, lock::tryLock);
+        assertThrows(LockLostException.class, lock::lock);
+        assertEquals(1, lock.getHoldCount(), "the failed re-entries did not count");
+        lock.unlock(); // the stale hold is still unlocked without IllegalMonitorStateException
+        assertFalse(lock.tryLock(), "now an ordinary attempt, against the other holder");
+        assertTrue(other.isValid());
+    }
+
+    @Test
     void lockFaceHoldIsAutoExtendedAndReportsLoss() throws Exception {
         RedlockClient c = shortTtlClient();
         QuorumLock lock = c.redLock(uniqueName("face-lost"));

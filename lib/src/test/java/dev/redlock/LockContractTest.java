@@ -93,6 +93,7 @@ abstract class LockContractTest extends RedisBackedTest {
         await().atMost(Duration.ofSeconds(5)).until(() -> !first.isValid() && nodesWithKey(first.key()) == 0);
 
         Lease second = lock(b, name).tryAcquire(Duration.ZERO, Duration.ofSeconds(10)).orElseThrow();
+        await().atMost(Duration.ofSeconds(5)).until(() -> nodesHolding(second.key(), second.token()) == 5);
         ReleaseResult late = first.release().completion().get(5, TimeUnit.SECONDS);
         assertEquals(0, late.released(), late::toString);
         assertEquals(5, late.ownedByAnother(), late::toString);

@@ -54,6 +54,11 @@ class RedLockQuorumTest extends RedisBackedTest {
 
         AcquireResult r = lock.attempt(Duration.ZERO, Duration.ofSeconds(10));
         assertEquals(FailureReason.NOT_ENOUGH_NODES, r.reason(), "attempt() reports instead of throwing");
+
+        // Rounds that fail at once (open circuits, refused connections) still honour the retry delay:
+        // 500 ms of budget at 2.5-7.5 ms per delay allows at most about 200 rounds.
+        AcquireResult spun = lock.attempt(Duration.ofMillis(500), Duration.ofSeconds(10));
+        assertTrue(spun.rounds() <= 210, "rounds: " + spun.rounds());
     }
 
     @Test

@@ -61,6 +61,30 @@ class RedlockConfigTest {
     }
 
     @Test
+    void databasesOfOneServerAreOneNode() {
+        rejects(() -> RedlockConfig.builder().nodes("redis://h:1/0", "redis://h:1/1", "redis://g:1").build(),
+                "duplicate", "h:1");
+        rejects(() -> RedlockConfig.builder().nodes("redis://HOST:1", "redis://host:1").build(), "duplicate");
+    }
+
+    @Test
+    void passwordsKeepTheirPlusSignsAndStayHidden() {
+        assertEquals("pa+ss", dev.redlock.internal.NodeSpec.parse("n", "redis://u:pa+ss@h:1").password());
+        assertEquals("p@ss", dev.redlock.internal.NodeSpec.parse("n", "redis://u:p%40ss@h:1").password());
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> RedlockConfig.builder().nodes("redis://user:p@ssw0rd@host:1/x"));
+        assertFalse(e.getMessage().contains("ssw0rd"), e.getMessage());
+    }
+
+    @Test
+    void leaseTimeMustLeaveValidity() {
+        // 100 ms - drift (3 ms) - perNodeTimeout (50 ms) = 47 ms: not above a 98 ms minimum validity.
+        rejects(() -> three().leaseTime(Duration.ofMillis(100)).minValidity(Duration.ofMillis(98)).build(),
+                "leaseTime", "can never yield a lease", "minValidity (98 ms)");
+        rejects(() -> three().leaseTime(Duration.ofMillis(52)).build(), "leaseTime", "perNodeTimeout (50 ms)");
+    }
+
+    @Test
     void ttlMustBePositive() {
         rejects(() -> three().leaseTime(Duration.ZERO), "leaseTime", "at least 1 ms", "0 ms");
         rejects(() -> three().leaseTime(Duration.ofMillis(-5)), "leaseTime");

@@ -10,7 +10,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.LockSupport;
 import org.slf4j.Logger;
@@ -25,6 +24,7 @@ import redis.clients.jedis.Pipeline;
 import redis.clients.jedis.Protocol;
 import redis.clients.jedis.Response;
 import redis.clients.jedis.exceptions.JedisConnectionException;
+import redis.clients.jedis.exceptions.JedisDataException;
 import redis.clients.jedis.exceptions.JedisNoScriptException;
 
 /**
@@ -57,12 +57,14 @@ public final class JedisNodeClient implements NodeClient {
     private volatile boolean closing;
     private volatile boolean terminated;
     private volatile long closeDeadlineNanos;
+    /** The node's most recent failure, attached to CIRCUIT_OPEN outcomes so they name a cause. */
+    private volatile Throwable lastFailure;
 
     // Confined to the I/O thread.
     private Connection connection;
     private Pipeline pipeline;
     /** No reconnect before this time ({@link System#nanoTime()}): a dead node must not cost a connect per batch. */
-    private long reconnectNotBefore;
+    private long reconnectNotBefore = System.nanoTime();
     private long reconnectDelayNanos;
     private boolean healthy = true;
     private final List<NodeOp> batch = new ArrayList<>();
@@ -118,14 +120,18 @@ public final class JedisNodeClient implements NodeClient {
 
     @Override
     public void submit(NodeOp op) {
-        if (closing) {
+        if (closing && op.kind != NodeOp.Kind.RELEASE) {
+            // Closing: no new acquire or extension goes out, but releases are still flushed.
             op.complete(NodeStatus.ERROR, new IllegalStateException("the Redlock client is closed"));
             return;
         }
         // Releases are sent even while the breaker is open: an earlier acquire may have been applied.
         if (op.kind != NodeOp.Kind.RELEASE) {
             if (!breaker.tryAcquirePermission()) {
-                op.complete(NodeStatus.CIRCUIT_OPEN, null);
+                Throwable last = lastFailure;
+                op.complete(NodeStatus.CIRCUIT_OPEN, new QuietException.CircuitOpen("circuit breaker of "
+                        + spec.name() + " is open after repeated failures" + (last == null ? "" : "; last: " + last),
+                        last));
                 return;
             }
             op.permitted = true;
@@ -139,18 +145,28 @@ public final class JedisNodeClient implements NodeClient {
     }
 
     private void run() {
-        if (spec.client() == null) {
-            try {
-                ensurePipeline();
-            } catch (RuntimeException e) {
-                markUnhealthy(e);
+        try {
+            if (spec.client() == null) {
+                try {
+                    ensurePipeline();
+                } catch (RuntimeException e) {
+                    markUnhealthy(e);
+                }
             }
+            loop();
+        } finally {
+            discardConnection();
+            terminated = true;
+            failQueued();
         }
+    }
+
+    private void loop() {
         while (true) {
             NodeOp op = queue.poll();
             if (op == null) {
                 if (closing) {
-                    break;
+                    return;
                 }
                 sleeping.set(true);
                 if (queue.isEmpty() && !closing) {
@@ -164,72 +180,91 @@ public final class JedisNodeClient implements NodeClient {
             } while (batch.size() < MAX_BATCH && (op = queue.poll()) != null);
             try {
                 process(batch);
-            } catch (RuntimeException e) {
-                // A bug must not kill the node's only I/O thread; every op still gets an answer.
+            } catch (Throwable e) {
+                // Nothing may kill the node's only I/O thread; every op still gets an answer.
                 LOG.error("node {}: unexpected failure while processing a batch", spec.name(), e);
+                discardConnection();
                 for (NodeOp o : batch) {
                     finish(o, NodeStatus.ERROR, e);
+                }
+                if (e instanceof Error) {
+                    throw (Error) e;
                 }
             }
             batch.clear();
         }
-        discardConnection();
-        terminated = true;
-        failQueued();
     }
 
     private void process(List<NodeOp> ops) {
+        AbstractPipeline p;
+        try {
+            // Connect first: connecting may take up to the connect timeout, and deadlines are checked after it.
+            p = spec.client() == null ? ensurePipeline() : spec.client().pipelined();
+        } catch (RuntimeException e) {
+            for (NodeOp op : ops) {
+                finish(op, NodeStatus.ERROR, e);
+            }
+            markUnhealthy(e);
+            return;
+        }
         long now = ticker.nanoTime();
         boolean overdue = closing && System.nanoTime() - closeDeadlineNanos > 0;
         int kept = 0;
         for (NodeOp op : ops) {
-            if (overdue) {
-                finish(op, NodeStatus.ERROR, new IllegalStateException("the Redlock client closed before this "
-                        + op.kind + " could be sent to " + spec.name()));
+            if (overdue || (closing && op.kind != NodeOp.Kind.RELEASE)) {
+                finish(op, NodeStatus.ERROR, new QuietException.NotSent("not sent: the Redlock client closed before "
+                        + "this " + op.kind + " could be sent to " + spec.name()));
             } else if (now - op.sendByNanos > 0) {
                 // The caller stopped waiting (or the key expired anyway): a late acquire must not be sent at all.
-                finish(op, NodeStatus.TIMEOUT, new TimeoutException("not sent: " + op.kind + " to " + spec.name()
-                        + " was still queued at its deadline"));
+                finish(op, NodeStatus.TIMEOUT, new QuietException.NotSent("not sent: " + op.kind + " to "
+                        + spec.name() + " was still queued at its deadline"));
             } else {
                 ops.set(kept++, op);
             }
         }
-        if (kept > 0) {
-            execute(ops.subList(0, kept));
+        try {
+            if (kept > 0) {
+                execute(p, ops.subList(0, kept));
+            }
+        } finally {
+            if (spec.client() != null) {
+                closeUserPipeline(p);
+            }
         }
     }
 
     @SuppressWarnings("unchecked")
-    private void execute(List<NodeOp> ops) {
-        AbstractPipeline p = null;
+    private void execute(AbstractPipeline p, List<NodeOp> ops) {
         boolean[] done = new boolean[ops.size()];
         try {
             long sentAt = ticker.nanoTime();
-            for (NodeOp op : ops) {
-                op.sentAtNanos = sentAt;
-            }
-            p = spec.client() == null ? ensurePipeline() : spec.client().pipelined();
             Response<Object>[] replies = new Response[ops.size()];
             for (int i = 0; i < ops.size(); i++) {
+                ops.get(i).sentAtNanos = sentAt;
                 replies[i] = p.sendCommand(command(ops.get(i), true));
             }
             p.sync();
             List<Integer> noScript = null;
             for (int i = 0; i < ops.size(); i++) {
+                NodeOp op = ops.get(i);
+                Object reply;
                 try {
-                    NodeOp op = ops.get(i);
-                    finish(op, op.statusOf(replies[i].get()), null);
-                    done[i] = true;
+                    reply = replies[i].get();
                 } catch (JedisNoScriptException e) {
                     // The node's script cache was flushed (restart, SCRIPT FLUSH): resend as EVAL, which reloads it.
                     if (noScript == null) {
                         noScript = new ArrayList<>();
                     }
                     noScript.add(i);
-                } catch (RuntimeException e) {
-                    finish(ops.get(i), NodeStatus.ERROR, e);
+                    continue;
+                } catch (JedisDataException e) {
+                    finish(op, NodeStatus.ERROR, e);
                     done[i] = true;
+                    continue;
                 }
+                // A reply of the wrong shape throws: the connection is out of step and is dropped below.
+                finish(op, op.statusOf(reply), null);
+                done[i] = true;
             }
             if (noScript != null) {
                 LOG.debug("node {}: NOSCRIPT for {} call(s), falling back to EVAL", spec.name(), noScript.size());
@@ -239,11 +274,15 @@ public final class JedisNodeClient implements NodeClient {
                 p.sync();
                 for (int i : noScript) {
                     NodeOp op = ops.get(i);
+                    Object reply;
                     try {
-                        finish(op, op.statusOf(replies[i].get()), null);
-                    } catch (RuntimeException e) {
+                        reply = replies[i].get();
+                    } catch (JedisDataException e) {
                         finish(op, NodeStatus.ERROR, e);
+                        done[i] = true;
+                        continue;
                     }
+                    finish(op, op.statusOf(reply), null);
                     done[i] = true;
                 }
             }
@@ -260,10 +299,6 @@ public final class JedisNodeClient implements NodeClient {
                 }
             }
             markUnhealthy(e);
-        } finally {
-            if (p != null && spec.client() != null) {
-                closeUserPipeline(p);
-            }
         }
     }
 
@@ -292,7 +327,7 @@ public final class JedisNodeClient implements NodeClient {
             op.permitted = false;
             long took = ticker.nanoTime() - op.sentAtNanos;
             if (status == NodeStatus.ERROR || status == NodeStatus.TIMEOUT) {
-                if (error instanceof TimeoutException && error.getMessage().startsWith("not sent")) {
+                if (error instanceof QuietException.NotSent) {
                     // Never reached the node: says nothing about its health.
                     breaker.releasePermission();
                 } else {
@@ -360,6 +395,7 @@ public final class JedisNodeClient implements NodeClient {
     }
 
     private void markUnhealthy(RuntimeException e) {
+        lastFailure = e;
         if (healthy) {
             healthy = false;
             LOG.warn("node {} failed: {}", spec.name(), e.toString());

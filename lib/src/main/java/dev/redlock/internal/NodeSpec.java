@@ -109,18 +109,25 @@ public final class NodeSpec {
         return new NodeSpec(name, null, 0, null, null, 0, false, client);
     }
 
+    /** Percent-decoding only: unlike form decoding, a '+' in a password stays a '+'. */
     private static String decode(String s) {
-        return URLDecoder.decode(s, StandardCharsets.UTF_8);
+        return URLDecoder.decode(s.replace("+", "%2B"), StandardCharsets.UTF_8);
     }
 
-    /** Never echo a password into an exception message or a log. */
+    /** Never echo a password into an exception message or a log: hide everything up to the last '@'. */
     static String redact(String uri) {
-        int at = uri.indexOf('@');
         int scheme = uri.indexOf("://");
+        int end = uri.indexOf('/', scheme < 0 ? 0 : scheme + 3);
+        int at = uri.lastIndexOf('@', end < 0 ? uri.length() : end);
         if (at < 0 || scheme < 0 || at < scheme) {
             return uri;
         }
         return uri.substring(0, scheme + 3) + "***" + uri.substring(at);
+    }
+
+    /** The server part of the name, host lower-cased and without the database: two databases are one server. */
+    public String server() {
+        return client != null ? name : host.toLowerCase(java.util.Locale.ROOT) + ":" + port;
     }
 
     public String name() {

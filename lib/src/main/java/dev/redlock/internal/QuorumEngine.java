@@ -49,6 +49,8 @@ public final class QuorumEngine implements AutoCloseable {
     private final long perNodeTimeoutNanos;
     private final long minValidityNanos;
     private final Watchdog watchdog;
+    /** Asynchronous acquisitions sleeping between rounds; failed by {@link #close()} so none waits forever. */
+    private final java.util.Set<AsyncAcquisition> betweenRounds = java.util.concurrent.ConcurrentHashMap.newKeySet();
     private volatile boolean closed;
 
     public QuorumEngine(RedlockConfig config, List<? extends NodeClient> nodes, ScheduledExecutorService scheduler) {
@@ -61,7 +63,15 @@ public final class QuorumEngine implements AutoCloseable {
         this.names = List.copyOf(n);
         this.ticker = config.ticker();
         this.scheduler = scheduler;
-        this.asyncExecutor = config.asyncExecutor();
+        Executor user = config.asyncExecutor();
+        // If the user's executor rejects a task, run it inline rather than leave a future incomplete forever.
+        this.asyncExecutor = task -> {
+            try {
+                user.execute(task);
+            } catch (RejectedExecutionException e) {
+                task.run();
+            }
+        };
         long delayMs = config.retryDelay().toMillis();
         this.backoff = config.retryJitter() == 0
                 ? IntervalFunction.of(delayMs)
@@ -127,12 +137,17 @@ public final class QuorumEngine implements AutoCloseable {
                     return new AcquireResult(null, a.outcome, rounds);
                 }
                 long delay = forever ? nextDelayNanos(rounds) : Math.min(nextDelayNanos(rounds), remaining);
-                LockSupport.parkNanos(this, delay);
-                if (Thread.interrupted()) {
-                    if (interruptible) {
-                        throw new InterruptedException("interrupted while acquiring lock '" + ref.name() + "'");
+                // Sleep the whole delay: park may return early (spurious wake-up), and the jitter only keeps
+                // competing clients apart if it is honoured. Real time, so a fake ticker cannot stall it.
+                long wakeAt = System.nanoTime() + delay;
+                for (long left = delay; left > 0; left = wakeAt - System.nanoTime()) {
+                    LockSupport.parkNanos(this, left);
+                    if (Thread.interrupted()) {
+                        if (interruptible) {
+                            throw new InterruptedException("interrupted while acquiring lock '" + ref.name() + "'");
+                        }
+                        interrupted = true;
                     }
-                    interrupted = true;
                 }
             }
         } finally {
@@ -183,14 +198,24 @@ public final class QuorumEngine implements AutoCloseable {
         if (autoExtend) {
             watchdog.start(lease);
         }
-        LOG.debug("acquired lock '{}' token {}… {}/{} grants, validity {} ms", ref.name(), Tokens.prefix(token),
-                granted, round.need(), validity / 1_000_000);
+        if (LOG.isDebugEnabled()) {
+            LOG.debug("acquired lock '{}' token {}… {}/{} grants, validity {} ms", ref.name(), Tokens.prefix(token),
+                    granted, round.need(), validity / 1_000_000);
+        }
         return new Attempt(outcome, lease);
     }
 
     private int logFailure(RoundOutcome outcome, int unavailableRounds) {
+        if (outcome.reason() == FailureReason.VALIDITY_EXHAUSTED) {
+            // A quorum granted but the round was too slow for the TTL: not contention, and worth knowing.
+            LOG.warn("lock '{}': a quorum granted but the round took {} µs, leaving validity {} ms; released",
+                    outcome.lockName(), outcome.elapsed().toNanos() / 1_000, outcome.validity().toMillis());
+            return 0;
+        }
         if (outcome.reason() != FailureReason.NOT_ENOUGH_NODES) {
-            LOG.trace("round for lock '{}' failed: {}", outcome.lockName(), outcome);
+            if (LOG.isTraceEnabled()) {
+                LOG.trace("round for lock '{}' failed: {}", outcome.lockName(), outcome);
+            }
             return 0;
         }
         // Warn on the first round of a run that could not reach enough nodes, then only now and then.
@@ -239,11 +264,12 @@ public final class QuorumEngine implements AutoCloseable {
         }
 
         void startRound() {
+            betweenRounds.remove(this);
             if (future.isDone()) {
                 return;
             }
             if (closed) {
-                future.completeExceptionally(closedException());
+                failClosed();
                 return;
             }
             rounds++;
@@ -254,7 +280,7 @@ public final class QuorumEngine implements AutoCloseable {
             try {
                 timer = scheduler.schedule(round::expire, perNodeTimeoutNanos, TimeUnit.NANOSECONDS);
             } catch (RejectedExecutionException e) {
-                future.completeExceptionally(closedException());
+                failClosed();
                 return;
             }
             submitAll(round, ref.key(), token, ttlMillis, t1 + perNodeTimeoutNanos);
@@ -268,21 +294,42 @@ public final class QuorumEngine implements AutoCloseable {
             }
             Attempt a = evaluate(ref, round, token, ttlMillis, autoExtend);
             if (a.lease != null) {
+                if (closed) {
+                    // Won while the client closed: give it back rather than hand out a lease nobody can release.
+                    a.lease.releaseAsync();
+                    failClosed();
+                    return;
+                }
                 deliver(new AcquireResult(a.lease, a.outcome, rounds));
+                return;
+            }
+            if (closed) {
+                failClosed();
                 return;
             }
             unavailableRounds = logFailure(a.outcome, unavailableRounds);
             long remaining = deadline - ticker.nanoTime();
-            if ((!forever && remaining <= 0) || future.isDone() || closed) {
+            if ((!forever && remaining <= 0) || future.isDone()) {
                 deliver(new AcquireResult(null, a.outcome, rounds));
                 return;
             }
             long delay = forever ? nextDelayNanos(rounds) : Math.min(nextDelayNanos(rounds), remaining);
+            betweenRounds.add(this);
+            if (closed) {
+                betweenRounds.remove(this);
+                failClosed();
+                return;
+            }
             try {
                 scheduler.schedule(this::startRound, delay, TimeUnit.NANOSECONDS);
             } catch (RejectedExecutionException e) {
-                deliver(new AcquireResult(null, a.outcome, rounds));
+                betweenRounds.remove(this);
+                failClosed();
             }
+        }
+
+        private void failClosed() {
+            completeAsync(() -> future.completeExceptionally(closedException()));
         }
 
         private void deliver(AcquireResult result) {
@@ -389,15 +436,15 @@ public final class QuorumEngine implements AutoCloseable {
         return outcome;
     }
 
-    /** Validates a per-call lease time and returns it in milliseconds. */
+    /**
+     * Validates a per-call lease time and returns it in milliseconds: it must leave validity even for a round that
+     * takes the whole per-node timeout, as {@link RedlockConfig.Builder#build()} checks for the default.
+     */
     public long checkLeaseTime(java.time.Duration leaseTime) {
         java.util.Objects.requireNonNull(leaseTime, "leaseTime");
-        long ttlMillis = leaseTime.toMillis();
-        if (ttlMillis <= config.perNodeTimeout().toMillis()) {
-            throw new IllegalArgumentException("leaseTime: must be greater than perNodeTimeout ("
-                    + config.perNodeTimeout().toMillis() + " ms), got " + ttlMillis + " ms");
-        }
-        return ttlMillis;
+        RedlockConfig.checkLeaseTime("leaseTime", leaseTime, config.perNodeTimeout(), config.driftFactor(),
+                config.minValidity());
+        return leaseTime.toMillis();
     }
 
     // ------------------------------------------------------------------------------------------------ release
@@ -456,11 +503,13 @@ public final class QuorumEngine implements AutoCloseable {
     }
 
     private ReleaseResult releaseResult(DefaultLease lease, Round round, CompletableFuture<Round> all) {
-        // If every node has answered already, the final result is known now; else it follows in the background.
+        // Built on the I/O thread that completes the last node (cheap, no user code); ReleaseResult.completion()
+        // hops to the async executor only for callers who ask for it.
         CompletableFuture<ReleaseResult> completion = all.isDone()
-                ? CompletableFuture.completedFuture(new ReleaseResult(lease.lockName(), round.outcomesNow(), null))
-                : all.thenApplyAsync(r -> new ReleaseResult(lease.lockName(), r.outcomesNow(), null), asyncExecutor);
-        ReleaseResult rr = new ReleaseResult(lease.lockName(), round.outcomesAtDecision(), completion);
+                ? CompletableFuture.completedFuture(
+                        new ReleaseResult(lease.lockName(), round.outcomesNow(), null, asyncExecutor))
+                : all.thenApply(r -> new ReleaseResult(lease.lockName(), r.outcomesNow(), null, asyncExecutor));
+        ReleaseResult rr = new ReleaseResult(lease.lockName(), round.outcomesAtDecision(), completion, asyncExecutor);
         if (rr.released() == 0) {
             LOG.debug("released lock '{}' token {}… but no node still held it: {}", lease.lockName(),
                     Tokens.prefix(lease.token()), rr.nodes());
@@ -492,12 +541,7 @@ public final class QuorumEngine implements AutoCloseable {
     }
 
     void completeAsync(Runnable completion) {
-        try {
-            asyncExecutor.execute(completion);
-        } catch (RejectedExecutionException e) {
-            // The user's executor is shut down; completing here is better than never completing.
-            completion.run();
-        }
+        asyncExecutor.execute(completion);
     }
 
     // ------------------------------------------------------------------------------------------------ lifecycle
@@ -538,7 +582,12 @@ public final class QuorumEngine implements AutoCloseable {
     @Override
     public void close() {
         closed = true;
+        for (AsyncAcquisition a : betweenRounds.toArray(new AsyncAcquisition[0])) {
+            betweenRounds.remove(a);
+            a.failClosed();
+        }
         watchdog.closeAll();
+        // Nodes stop taking acquires and extensions at once and flush queued releases within their grace period.
         for (NodeClient node : nodes) {
             if (node instanceof JedisNodeClient) {
                 ((JedisNodeClient) node).initiateClose();

@@ -6,7 +6,6 @@ import dev.redlock.Ticker;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -126,7 +125,7 @@ public final class Round {
             signal();
         }
         if (all != null) {
-            all.complete(this);
+            all.complete(this); // dependents only hop to an executor (see the engine), never run user code here
         }
     }
 
@@ -161,7 +160,8 @@ public final class Round {
 
     private void signal() {
         Thread t = waiter;
-        if (t != null) {
+        if (t != null && t != Thread.currentThread()) {
+            // Never leave a permit on the caller's own thread: it would cut its next park (the retry delay) short.
             LockSupport.unpark(t);
         }
         Listener l = listener;
@@ -252,7 +252,7 @@ public final class Round {
             NodeStatus s = frozen[i];
             Throwable e = s == live[i] ? errors[i] : null;
             if (s == NodeStatus.TIMEOUT && e == null) {
-                e = new TimeoutException("no reply from " + names.get(i) + " within the per-node timeout");
+                e = new QuietException.NodeTimeout("no reply from " + names.get(i) + " within the per-node timeout");
             }
             out.add(new NodeOutcome(names.get(i), s, frozenLatencies[i], e));
         }
