@@ -1,0 +1,107 @@
+package dev.redlock.chaos;
+
+import static org.awaitility.Awaitility.await;
+
+import dev.redlock.chaos.cluster.ChaosCluster;
+import dev.redlock.chaos.history.CheckResult;
+import dev.redlock.chaos.history.Checker;
+import dev.redlock.chaos.history.History;
+import dev.redlock.chaos.history.LostLeaseChecker;
+import dev.redlock.chaos.history.LostUpdateChecker;
+import dev.redlock.chaos.history.MutualExclusionChecker;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Runs a chaos scenario: a seeded fault schedule against a contended workload, then checkers over the recorded
+ * history. Each run prints its seed ({@code -Dchaos.seed=N} replays the same schedule) and writes its history as JSON
+ * lines plus a one-line summary under {@code chaos-tests/target/chaos/}. {@code -Dchaos.full=true} runs every
+ * scenario longer.
+ */
+abstract class ChaosTestBase {
+
+    static final boolean FULL = Boolean.getBoolean("chaos.full");
+    static final Path OUT = Path.of("target", "chaos");
+
+    /** A scenario's duration: short in the fast suite, five times longer in the full one. */
+    static Duration scaled(Duration fast) {
+        return FULL ? fast.multipliedBy(5) : fast;
+    }
+
+    /** The seed of this run: given with {@code -Dchaos.seed}, or drawn and printed so a failure can be replayed. */
+    static long seed(String scenario) {
+        Long given = Long.getLong("chaos.seed");
+        long seed = given != null ? given : new SecureRandom().nextLong();
+        System.out.printf("[chaos] %s seed=%d (replay with -Dchaos.seed=%d)%n", scenario, seed, seed);
+        return seed;
+    }
+
+    /** What one run produced. */
+    record Run(History history, LockWorkload.Result result, List<CheckResult> results, long origin) {
+
+        CheckResult result(String checker) {
+            return results.stream().filter(r -> r.checker().equals(checker)).findFirst().orElseThrow();
+        }
+
+        boolean allValid() {
+            return results.stream().allMatch(CheckResult::isValid);
+        }
+    }
+
+    /** Runs the workload with the nemesis, checks the history and writes it out. */
+    static Run run(String name, ChaosCluster cluster, LockWorkload.Settings settings, Nemesis nemesis, long seed,
+            List<Checker> extraCheckers) throws InterruptedException {
+        History history = new History();
+        cluster.onFault(history::add);
+        System.out.printf("[chaos] %s schedule:%n%s", name, nemesis);
+        long origin = System.nanoTime();
+        nemesis.start(origin);
+        LockWorkload.Result result = LockWorkload.run(cluster.uris(), settings, history, seed);
+        nemesis.join(Duration.ofSeconds(60));
+        if (!result.crashes().isEmpty()) {
+            throw new AssertionError("workload clients crashed: " + result.crashes(), result.crashes().get(0));
+        }
+        List<Checker> checkers = new ArrayList<>(List.of(new MutualExclusionChecker(), new LostLeaseChecker(),
+                new LostUpdateChecker(result.register())));
+        checkers.addAll(extraCheckers);
+        return finish(name, history, result, checkers, origin);
+    }
+
+    /** Checks a history recorded by hand and writes it out. */
+    static Run finish(String name, History history, LockWorkload.Result result, List<Checker> checkers,
+            long origin) {
+        List<CheckResult> results = new ArrayList<>();
+        for (Checker c : checkers) {
+            results.add(c.check(history));
+        }
+        String summary = name + ": " + history.summarize(results);
+        try {
+            Files.createDirectories(OUT);
+            history.writeJsonLines(OUT.resolve(name + ".jsonl"));
+            Files.writeString(OUT.resolve(name + ".summary"), summary + System.lineSeparator(),
+                    StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        System.out.println("[chaos] " + summary);
+        for (CheckResult r : results) {
+            System.out.println("[chaos]   " + r);
+            r.violations().stream().limit(3).forEach(v -> System.out.println("[chaos]     " + v));
+        }
+        return new Run(history, result, results, origin);
+    }
+
+    /** After healing and one TTL plus a margin, no lock key is left on any node. */
+    static void assertNoLeftovers(ChaosCluster cluster, Duration ttl) {
+        cluster.healAll();
+        await().atMost(ttl.plusSeconds(3)).pollInterval(Duration.ofMillis(100))
+                .until(() -> cluster.keysEverywhere("redlock:*").isEmpty());
+    }
+}

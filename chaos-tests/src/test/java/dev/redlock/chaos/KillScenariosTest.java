@@ -1,0 +1,126 @@
+package dev.redlock.chaos;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.redlock.QuorumPolicy;
+import dev.redlock.chaos.cluster.ChaosCluster;
+import dev.redlock.chaos.history.CheckResult;
+import dev.redlock.chaos.history.LivenessChecker;
+import dev.redlock.chaos.history.NemesisEvent;
+import dev.redlock.chaos.history.Op;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+
+/** Scenarios 1, 2 and 8: masters killed under a contended workload. */
+class KillScenariosTest extends ChaosTestBase {
+
+    @Test
+    void killMinorityKeepsSafetyAndLiveness() throws Exception {
+        long seed = seed("kill-minority");
+        Random random = new Random(seed);
+        Duration duration = scaled(Duration.ofSeconds(6));
+        List<Integer> nodes = new ArrayList<>(List.of(0, 1, 2, 3, 4));
+        Collections.shuffle(nodes, random);
+        long killAt = duration.toMillis() / 5 + random.nextInt((int) (duration.toMillis() / 4));
+        try (ChaosCluster cluster = ChaosCluster.start(5, new ChaosCluster.Options())) {
+            Nemesis nemesis = new Nemesis()
+                    .at(Duration.ofMillis(killAt), "kill node " + nodes.get(0), () -> cluster.kill(nodes.get(0)))
+                    .at(Duration.ofMillis(killAt + random.nextInt(500)), "kill node " + nodes.get(1),
+                            () -> cluster.kill(nodes.get(1)));
+            LockWorkload.Settings settings = new LockWorkload.Settings().duration(duration).clients(4);
+            Run run = runWithLiveness("kill-minority", cluster, settings, nemesis, seed, duration);
+
+            assertTrue(run.allValid(), () -> run.results().toString());
+            long afterKill = run.history().ops().stream()
+                    .filter(op -> op.outcome() == Op.Outcome.OK && op.invokeNanos() - run.origin()
+                            > Duration.ofMillis(killAt + 600).toNanos())
+                    .count();
+            assertTrue(afterKill > 0, "acquisitions continue with 3 of 5 masters");
+            assertNoLeftovers(cluster, settings.leaseTime());
+        }
+    }
+
+    @Test
+    void killMajorityStopsAcquisitionsUntilTheNodesReturn() throws Exception {
+        long seed = seed("kill-majority");
+        Random random = new Random(seed);
+        Duration duration = scaled(Duration.ofSeconds(6));
+        List<Integer> nodes = new ArrayList<>(List.of(0, 1, 2, 3, 4));
+        Collections.shuffle(nodes, random);
+        List<Integer> victims = nodes.subList(0, 3);
+        long killAt = duration.toMillis() * 3 / 10;
+        long restoreAt = duration.toMillis() * 6 / 10;
+        try (ChaosCluster cluster = ChaosCluster.start(5, new ChaosCluster.Options())) {
+            Nemesis nemesis = new Nemesis()
+                    .at(Duration.ofMillis(killAt), "kill nodes " + victims, () -> victims.forEach(cluster::kill))
+                    .at(Duration.ofMillis(restoreAt), "restart nodes " + victims,
+                            () -> victims.forEach(cluster::restart));
+            LockWorkload.Settings settings = new LockWorkload.Settings().duration(duration).clients(4);
+            Run run = run("kill-majority", cluster, settings, nemesis, seed, List.of());
+            assertTrue(run.allValid(), () -> run.results().toString());
+
+            long killed = eventTime(run, "kill");
+            long restored = eventTime(run, "restart");
+            // A round already past its quorum when the kill landed may still finish: allow one per-node timeout.
+            long quietFrom = killed + Duration.ofMillis(150).toNanos();
+            List<Op> duringOutage = run.history().ops().stream()
+                    .filter(op -> op.outcome() == Op.Outcome.OK)
+                    .filter(op -> op.completeNanos() > quietFrom && op.completeNanos() < restored)
+                    .toList();
+            assertEquals(List.of(), duringOutage, "no acquisition while a majority is down");
+            long firstAfter = run.history().ops().stream()
+                    .filter(op -> op.outcome() == Op.Outcome.OK && op.completeNanos() > restored)
+                    .mapToLong(Op::completeNanos).min().orElseThrow();
+            // One retry round after the nodes are back: circuit breakers (200 ms) and reconnect back-off (at most
+            // the breaker's open time) let the next round through, which takes at most a per-node timeout.
+            Duration resumedAfter = Duration.ofNanos(firstAfter - restored);
+            System.out.println("[chaos] kill-majority: first acquisition " + resumedAfter.toMillis()
+                    + " ms after the restart");
+            assertTrue(resumedAfter.compareTo(Duration.ofMillis(1_000)) < 0, "resumed after " + resumedAfter);
+            assertNoLeftovers(cluster, settings.leaseTime());
+        }
+    }
+
+    @Test
+    void multiLockWithOneNodeDownNeverAcquires() throws Exception {
+        long seed = seed("multilock-one-down");
+        Duration duration = scaled(Duration.ofSeconds(3));
+        int victim = new Random(seed).nextInt(5);
+        try (ChaosCluster cluster = ChaosCluster.start(5, new ChaosCluster.Options())) {
+            Nemesis nemesis = new Nemesis().at(Duration.ZERO, "kill node " + victim, () -> cluster.kill(victim));
+            LockWorkload.Settings settings = new LockWorkload.Settings().duration(duration).clients(3)
+                    .policy(QuorumPolicy.ALL);
+            Run run = run("multilock-one-down", cluster, settings, nemesis, seed, List.of());
+            assertTrue(run.allValid(), () -> run.results().toString());
+            long killed = eventTime(run, "kill");
+            long acquired = run.history().ops().stream()
+                    .filter(op -> op.outcome() == Op.Outcome.OK && op.invokeNanos() > killed).count();
+            assertEquals(0, acquired, "MultiLock is unavailable with a node down");
+            assertTrue(run.history().ops().size() > 3, "clients kept trying");
+            assertNoLeftovers(cluster, settings.leaseTime());
+        }
+    }
+
+    private static Run runWithLiveness(String name, ChaosCluster cluster, LockWorkload.Settings settings,
+            Nemesis nemesis, long seed, Duration duration) throws InterruptedException {
+        long start = System.nanoTime();
+        // A quorum stays healthy throughout: skip the first second (connections warming up).
+        List<long[]> healthy = List.<long[]>of(new long[] {start + Duration.ofSeconds(1).toNanos(),
+                start + duration.toNanos()});
+        return run(name, cluster, settings, nemesis, seed, List.of(new LivenessChecker(healthy, 2.0)));
+    }
+
+    static long eventTime(Run run, String kind) {
+        return run.history().events().stream().filter(e -> e.kind().equals(kind))
+                .mapToLong(NemesisEvent::atNanos).min().orElseThrow();
+    }
+
+    static CheckResult checker(Run run, String name) {
+        return run.result(name);
+    }
+}

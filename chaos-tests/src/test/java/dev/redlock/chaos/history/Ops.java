@@ -1,0 +1,48 @@
+package dev.redlock.chaos.history;
+
+/** Hand-built ops for the checker tests; times are in milliseconds for readability. */
+final class Ops {
+
+  static final long MS = 1_000_000L;
+  static final long S = 1_000_000_000L;
+
+  /** An arbitrary clock origin, negative like many real nanoTime readings. */
+  static final long T0 = -5_000_000_000L;
+
+  private Ops() {}
+
+  /** An OK op on {@code lock} by {@code client} holding the lock over [fromMs, toMs) (deadline). */
+  static Op.Builder ok(int client, String lock, long fromMs, long toMs) {
+    return Op.builder()
+        .client(client)
+        .lock(lock)
+        .invokeNanos(T0 + fromMs * MS - 2 * MS)
+        .completeNanos(T0 + fromMs * MS)
+        .outcome(Op.Outcome.OK)
+        .token("tok-" + client + "-" + fromMs)
+        .deadlineNanos(T0 + toMs * MS);
+  }
+
+  /** A FAIL op (busy) by {@code client} finishing at {@code atMs}. */
+  static Op.Builder busy(int client, String lock, long atMs) {
+    return Op.builder()
+        .client(client)
+        .lock(lock)
+        .invokeNanos(T0 + atMs * MS - MS)
+        .completeNanos(T0 + atMs * MS)
+        .outcome(Op.Outcome.FAIL)
+        .failure("BUSY");
+  }
+
+  static long at(long ms) {
+    return T0 + ms * MS;
+  }
+
+  static History history(Op... ops) {
+    History h = new History();
+    for (Op op : ops) {
+      h.add(op);
+    }
+    return h;
+  }
+}
