@@ -66,6 +66,7 @@ public final class JedisNodeClient implements NodeClient {
     /** No reconnect before this time ({@link System#nanoTime()}): a dead node must not cost a connect per batch. */
     private long reconnectNotBefore = System.nanoTime();
     private long reconnectDelayNanos;
+    private final long maxReconnectDelayNanos;
     private boolean healthy = true;
     private final List<NodeOp> batch = new ArrayList<>();
 
@@ -96,6 +97,7 @@ public final class JedisNodeClient implements NodeClient {
                 .automaticTransitionFromOpenToHalfOpenEnabled(false)
                 .writableStackTraceEnabled(false)
                 .build());
+        this.maxReconnectDelayNanos = Math.min(MAX_RECONNECT_DELAY_NANOS, config.circuitOpenDuration().toNanos());
         this.closeGraceNanos = Math.max(4 * config.perNodeTimeout().toNanos(), TimeUnit.MILLISECONDS.toNanos(200));
         this.joinMillis = TimeUnit.NANOSECONDS.toMillis(closeGraceNanos) + config.connectTimeout().toMillis()
                 + 2L * timeoutMs + 1_000;
@@ -354,9 +356,10 @@ public final class JedisNodeClient implements NodeClient {
             try {
                 connection = new Connection(new HostAndPort(spec.host(), spec.port()), clientConfig);
             } catch (RuntimeException e) {
-                // Back off exponentially, 10 ms doubling up to 500 ms; a success resets it.
+                // Back off exponentially, 10 ms doubling up to 500 ms (or the breaker's open time, if shorter);
+                // a success resets it.
                 reconnectDelayNanos = Math.min(Math.max(2 * reconnectDelayNanos, MIN_RECONNECT_DELAY_NANOS),
-                        MAX_RECONNECT_DELAY_NANOS);
+                        maxReconnectDelayNanos);
                 reconnectNotBefore = System.nanoTime() + reconnectDelayNanos;
                 throw e;
             }
