@@ -161,6 +161,31 @@ class SplitBrainScenariosTest extends ChaosTestBase {
     }
 
     @Test
+    void fastClocksOnTwoNodesUnderLoadKeepSafety() throws Exception {
+        long seed = seed("fast-clocks");
+        Random random = new Random(seed);
+        Duration duration = scaled(Duration.ofSeconds(5));
+        List<Integer> nodes = new java.util.ArrayList<>(List.of(0, 1, 2, 3, 4));
+        java.util.Collections.shuffle(nodes, random);
+        try (ChaosCluster cluster = ChaosCluster.start(5, new ChaosCluster.Options())) {
+            Nemesis nemesis = new Nemesis();
+            // Two nodes run at three times the client's clock rate: every 100 ms their lock keys lose two thirds
+            // of their remaining TTL.
+            for (long at = 200; at < duration.toMillis(); at += 100) {
+                for (int n : nodes.subList(0, 2)) {
+                    nemesis.at(Duration.ofMillis(at), "fast clock on node " + n,
+                            () -> cluster.clockRate(n, "redlock:*", 3.0));
+                }
+            }
+            LockWorkload.Settings settings = new LockWorkload.Settings().duration(duration).clients(4)
+                    .maxWork(Duration.ofMillis(20));
+            Run run = run("fast-clocks", cluster, settings, nemesis, seed, List.of());
+            assertTrue(run.allValid(), () -> run.results().toString());
+            assertNoLeftovers(cluster, settings.leaseTime());
+        }
+    }
+
+    @Test
     void clockJumpOnABareQuorumCausesADoubleGrantThatTheCheckerCatches() throws Exception {
         Run run = clockJump("clock-jump-bare-quorum", List.of(0, 1, 2), 1, seed("clock-jump-bare-quorum"));
         CheckResult mutex = run.result(MutualExclusionChecker.NAME);
