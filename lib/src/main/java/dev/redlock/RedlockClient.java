@@ -1,11 +1,9 @@
 package dev.redlock;
 
-import dev.redlock.internal.JedisNodeClient;
 import dev.redlock.internal.LockRef;
-import dev.redlock.internal.NodeSpec;
+import dev.redlock.internal.NodeClients;
 import dev.redlock.internal.QuorumEngine;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -48,7 +46,7 @@ public final class RedlockClient implements AutoCloseable {
     private static final AtomicInteger IDS = new AtomicInteger();
 
     private final RedlockConfig config;
-    private final List<JedisNodeClient> nodes;
+    private final NodeClients nodes;
     private final ScheduledThreadPoolExecutor scheduler;
     private final QuorumEngine engine;
     private final ConcurrentHashMap<QuorumLock.HoldKey, QuorumLock.Hold> holds = new ConcurrentHashMap<>();
@@ -63,16 +61,10 @@ public final class RedlockClient implements AutoCloseable {
             return t;
         });
         this.scheduler.setRemoveOnCancelPolicy(true);
-        List<JedisNodeClient> list = new ArrayList<>();
-        for (NodeSpec spec : config.nodeSpecs()) {
-            list.add(new JedisNodeClient(spec, config, prefix + "node-" + spec.name()));
-        }
-        this.nodes = List.copyOf(list);
-        this.engine = new QuorumEngine(config, nodes, scheduler);
-        for (JedisNodeClient node : nodes) {
-            node.start();
-        }
-        LOG.debug("started Redlock client over {} node(s): {}", nodes.size(), config.nodeNames());
+        this.nodes = new NodeClients(config, prefix);
+        this.engine = new QuorumEngine(config, nodes.nodes(), scheduler);
+        nodes.start();
+        LOG.debug("started Redlock client over {} node(s): {}", nodes.nodes().size(), config.nodeNames());
     }
 
     /**
@@ -315,6 +307,7 @@ public final class RedlockClient implements AutoCloseable {
             return;
         }
         engine.close();
+        nodes.close();
         // Dropping what is still scheduled is safe: the engine failed every acquisition waiting for a retry,
         // closed nodes answer every queued op (so rounds decide without their timers), and kept leases are lost.
         scheduler.shutdownNow();
@@ -332,6 +325,6 @@ public final class RedlockClient implements AutoCloseable {
 
     @Override
     public String toString() {
-        return "RedlockClient{nodes=" + nodes + ", closed=" + closed.get() + '}';
+        return "RedlockClient{nodes=" + nodes.nodes() + ", closed=" + closed.get() + '}';
     }
 }

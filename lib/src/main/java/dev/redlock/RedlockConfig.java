@@ -125,8 +125,12 @@ public final class RedlockConfig {
         return b;
     }
 
-    /** The parsed nodes, in configuration order; for the client in this package. */
-    List<NodeSpec> nodeSpecs() {
+    /**
+     * Returns the parsed nodes, in configuration order. For the library's own use.
+     *
+     * @return the node specifications
+     */
+    public List<NodeSpec> nodeSpecs() {
         return nodes;
     }
 

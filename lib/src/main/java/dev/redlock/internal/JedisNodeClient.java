@@ -4,7 +4,6 @@ import dev.redlock.NodeStatus;
 import dev.redlock.RedlockConfig;
 import dev.redlock.Ticker;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
-import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
 import java.net.SocketTimeoutException;
 import java.util.ArrayList;
 import java.util.List;
@@ -86,17 +85,7 @@ public final class JedisNodeClient implements NodeClient {
                 // RESP2 as configured; auto-negotiation would log a warning on every connect to Redis < 6.
                 .autoNegotiateProtocol(false)
                 .build();
-        this.breaker = CircuitBreaker.of(spec.name(), CircuitBreakerConfig.custom()
-                .slidingWindowType(CircuitBreakerConfig.SlidingWindowType.COUNT_BASED)
-                .slidingWindowSize(10)
-                .minimumNumberOfCalls(5)
-                .failureRateThreshold(50)
-                .waitDurationInOpenState(config.circuitOpenDuration())
-                .permittedNumberOfCallsInHalfOpenState(2)
-                // Automatic transition would start a timer thread per breaker; the next call probes instead.
-                .automaticTransitionFromOpenToHalfOpenEnabled(false)
-                .writableStackTraceEnabled(false)
-                .build());
+        this.breaker = NodeBreaker.create(spec.name(), config);
         this.maxReconnectDelayNanos = Math.min(MAX_RECONNECT_DELAY_NANOS, config.circuitOpenDuration().toNanos());
         this.closeGraceNanos = Math.max(4 * config.perNodeTimeout().toNanos(), TimeUnit.MILLISECONDS.toNanos(200));
         this.joinMillis = TimeUnit.NANOSECONDS.toMillis(closeGraceNanos) + config.connectTimeout().toMillis()
@@ -128,15 +117,14 @@ public final class JedisNodeClient implements NodeClient {
             return;
         }
         // Releases are sent even while the breaker is open: an earlier acquire may have been applied.
-        if (op.kind != NodeOp.Kind.RELEASE) {
-            if (!breaker.tryAcquirePermission()) {
+        {
+            if (!NodeBreaker.permit(breaker, op)) {
                 Throwable last = lastFailure;
                 op.complete(NodeStatus.CIRCUIT_OPEN, new QuietException.CircuitOpen("circuit breaker of "
                         + spec.name() + " is open after repeated failures" + (last == null ? "" : "; last: " + last),
                         last));
                 return;
             }
-            op.permitted = true;
         }
         queue.add(op);
         if (terminated) {
@@ -325,20 +313,7 @@ public final class JedisNodeClient implements NodeClient {
     }
 
     private void finish(NodeOp op, NodeStatus status, Throwable error) {
-        if (op.permitted) {
-            op.permitted = false;
-            long took = ticker.nanoTime() - op.sentAtNanos;
-            if (status == NodeStatus.ERROR || status == NodeStatus.TIMEOUT) {
-                if (error instanceof QuietException.NotSent) {
-                    // Never reached the node: says nothing about its health.
-                    breaker.releasePermission();
-                } else {
-                    breaker.onError(took, TimeUnit.NANOSECONDS, error);
-                }
-            } else {
-                breaker.onSuccess(took, TimeUnit.NANOSECONDS);
-            }
-        }
+        NodeBreaker.record(breaker, op, status, error, ticker.nanoTime());
         if ((status == NodeStatus.ERROR || status == NodeStatus.TIMEOUT) && LOG.isDebugEnabled()) {
             LOG.debug("node {}: {} {} for key {}: {}", spec.name(), op.kind, status, op.key, String.valueOf(error));
         }
@@ -428,6 +403,7 @@ public final class JedisNodeClient implements NodeClient {
     }
 
     /** Stops accepting ops and lets the I/O thread flush what is queued, without waiting for it. */
+    @Override
     public void initiateClose() {
         if (closing) {
             return;

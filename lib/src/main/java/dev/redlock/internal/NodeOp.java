@@ -29,6 +29,8 @@ public final class NodeOp {
     /** Set by the node when a circuit-breaker permission was taken for this op, so it is returned exactly once. */
     boolean permitted;
     long sentAtNanos;
+    /** Set after a NOSCRIPT reply: the next send uses EVAL with the script's source. */
+    boolean evalFallback;
 
     NodeOp(Kind kind, String key, String token, long ttlMillis, long sendByNanos, Round round, int index) {
         this.kind = kind;
@@ -63,6 +65,24 @@ public final class NodeOp {
     /** Reports this node's answer to the round. */
     public void complete(NodeStatus status, Throwable error) {
         round.onReply(index, status, error);
+    }
+
+    /** The command as RESP bytes: SET NX PX for an acquire, the script by SHA-1 (or source after NOSCRIPT). */
+    byte[] encoded() {
+        switch (kind) {
+            case ACQUIRE:
+                return Resp.encode("SET", key, token, "NX", "PX", Long.toString(ttlMillis));
+            case RELEASE:
+                return evalFallback
+                        ? Resp.encode("EVAL", LuaScript.RELEASE.source(), "1", key, token)
+                        : Resp.encode("EVALSHA", LuaScript.RELEASE.sha1(), "1", key, token);
+            case EXTEND:
+                return evalFallback
+                        ? Resp.encode("EVAL", LuaScript.EXTEND.source(), "1", key, token, Long.toString(ttlMillis))
+                        : Resp.encode("EVALSHA", LuaScript.EXTEND.sha1(), "1", key, token, Long.toString(ttlMillis));
+            default:
+                throw new IllegalStateException("unknown op " + kind);
+        }
     }
 
     /** Maps a raw Redis reply to this op's status. */

@@ -40,6 +40,20 @@ final class QuietException {
         }
     }
 
+    /** No connection to the node right now (connect failed, reconnect back-off); the cause is the last failure. */
+    static final class NotConnected extends IllegalStateException {
+        private static final long serialVersionUID = 1L;
+
+        NotConnected(String message, Throwable lastFailure) {
+            super(message, lastFailure);
+        }
+
+        @Override
+        public synchronized Throwable fillInStackTrace() {
+            return this;
+        }
+    }
+
     /** The node's circuit breaker is open; the cause is the node's last failure, if any. */
     static final class CircuitOpen extends IllegalStateException {
         private static final long serialVersionUID = 1L;

@@ -589,9 +589,7 @@ public final class QuorumEngine implements AutoCloseable {
         watchdog.closeAll();
         // Nodes stop taking acquires and extensions at once and flush queued releases within their grace period.
         for (NodeClient node : nodes) {
-            if (node instanceof JedisNodeClient) {
-                ((JedisNodeClient) node).initiateClose();
-            }
+            node.initiateClose();
         }
         for (NodeClient node : nodes) {
             node.close();

@@ -1,0 +1,534 @@
+package dev.redlock.internal;
+
+import dev.redlock.NodeStatus;
+import dev.redlock.RedlockConfig;
+import dev.redlock.Ticker;
+import io.github.resilience4j.circuitbreaker.CircuitBreaker;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.StandardSocketOptions;
+import java.nio.ByteBuffer;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.SocketChannel;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One node over a non-blocking connection: the calling thread writes its command, the client's {@link NioLoop} reads
+ * the replies and matches them to commands in order.
+ *
+ * <p>Writers never block each other: a command goes into an outbox, and whichever thread wins the flush flag writes
+ * everything queued in one write, so under load many rounds share one system call. Replies are matched strictly in
+ * send order, so a late reply can only ever complete its own command. A connection whose oldest unanswered command
+ * is older than the per-node timeout is closed and its commands fail with {@link NodeStatus#TIMEOUT}; a command
+ * still queued when its round gave up is not sent at all.
+ *
+ * <p>Used for plain-TCP nodes given by URI; TLS nodes and user-built Jedis clients use {@link JedisNodeClient}.
+ */
+final class NioNodeClient implements NodeClient, NioLoop.Handler {
+
+    private static final Logger LOG = LoggerFactory.getLogger(NioNodeClient.class);
+    private static final long MIN_RECONNECT_DELAY_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
+    private static final long MAX_RECONNECT_DELAY_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
+    private static final String CLOSED = "the Redlock client is closed";
+
+    /** A handshake command (AUTH, SELECT) queued ahead of the first op; its reply must not be an error. */
+    private static final class Handshake {
+        final String what;
+
+        Handshake(String what) {
+            this.what = what;
+        }
+    }
+
+    /** One TCP connection and the commands sent on it that await their reply, in send order. */
+    private final class Conn {
+        final SocketChannel channel;
+        final ConcurrentLinkedQueue<Object> awaiting = new ConcurrentLinkedQueue<>();
+        final long startedNanos = System.nanoTime();
+        volatile boolean open;
+        volatile boolean broken;
+        SelectionKey key;
+        ByteBuffer in = ByteBuffer.allocate(16 * 1024);
+        // Owned by whichever thread holds the flush flag.
+        final ByteBuffer out = ByteBuffer.allocateDirect(64 * 1024);
+
+        Conn(SocketChannel channel) {
+            this.channel = channel;
+            out.flip(); // empty, in read mode
+        }
+    }
+
+    private final NodeSpec spec;
+    private final NioLoop loop;
+    private final Ticker ticker;
+    private final CircuitBreaker breaker;
+    private final long timeoutNanos;
+    private final long connectTimeoutNanos;
+    private final long maxReconnectDelayNanos;
+    private final long closeGraceNanos;
+
+    private final ConcurrentLinkedQueue<NodeOp> outbox = new ConcurrentLinkedQueue<>();
+    private final AtomicBoolean flushing = new AtomicBoolean();
+    private final AtomicBoolean connecting = new AtomicBoolean();
+    private final AtomicInteger inFlight = new AtomicInteger();
+    private volatile Conn conn;
+    private volatile long reconnectNotBefore = System.nanoTime();
+    private long reconnectDelayNanos;
+    private volatile Throwable lastFailure;
+    private volatile boolean healthy = true;
+    private volatile boolean closing;
+    private volatile boolean closed;
+
+    NioNodeClient(NodeSpec spec, RedlockConfig config, NioLoop loop) {
+        this.spec = spec;
+        this.loop = loop;
+        this.ticker = config.ticker();
+        this.breaker = NodeBreaker.create(spec.name(), config);
+        this.timeoutNanos = config.perNodeTimeout().toNanos();
+        this.connectTimeoutNanos = config.connectTimeout().toNanos();
+        this.maxReconnectDelayNanos = Math.min(MAX_RECONNECT_DELAY_NANOS, config.circuitOpenDuration().toNanos());
+        this.closeGraceNanos = Math.max(4 * timeoutNanos, TimeUnit.MILLISECONDS.toNanos(200));
+        loop.add(this);
+    }
+
+    /** Connects in the background so the first round does not pay for the handshake. */
+    void start() {
+        ensureConnecting();
+    }
+
+    @Override
+    public String name() {
+        return spec.name();
+    }
+
+    CircuitBreaker.State circuitState() {
+        return breaker.getState();
+    }
+
+    // ------------------------------------------------------------------------------------------------ submit
+
+    @Override
+    public void submit(NodeOp op) {
+        if (closed || (closing && op.kind != NodeOp.Kind.RELEASE)) {
+            op.complete(NodeStatus.ERROR, new IllegalStateException(CLOSED));
+            return;
+        }
+        if (!NodeBreaker.permit(breaker, op)) {
+            Throwable last = lastFailure;
+            op.complete(NodeStatus.CIRCUIT_OPEN, new QuietException.CircuitOpen("circuit breaker of " + spec.name()
+                    + " is open after repeated failures" + (last == null ? "" : "; last: " + last), last));
+            return;
+        }
+        Conn c = conn;
+        if ((c == null || c.broken) && System.nanoTime() - reconnectNotBefore < 0) {
+            // A dead node must cost neither a connect attempt nor a timeout per round.
+            Throwable cause = new QuietException.NotConnected("not connected to " + spec.name()
+                    + "; next reconnect attempt in " + TimeUnit.NANOSECONDS.toMillis(reconnectNotBefore
+                    - System.nanoTime()) + " ms", lastFailure);
+            NodeBreaker.record(breaker, op, NodeStatus.ERROR, cause, ticker.nanoTime());
+            op.complete(NodeStatus.ERROR, cause);
+            return;
+        }
+        inFlight.incrementAndGet();
+        outbox.add(op);
+        flush();
+    }
+
+    /** Writes everything queued, if no other thread is already doing it; never blocks. */
+    private void flush() {
+        while (!outbox.isEmpty()) {
+            Conn c = conn;
+            if (c == null || !c.open || c.broken) {
+                ensureConnecting();
+                return;
+            }
+            if (!flushing.compareAndSet(false, true)) {
+                return; // the thread holding the flag writes our op too: it re-checks the outbox before leaving
+            }
+            try {
+                if (conn == c && c.open && !c.broken) {
+                    drainInto(c);
+                }
+            } finally {
+                flushing.set(false);
+            }
+        }
+    }
+
+    private void drainInto(Conn c) {
+        long now = ticker.nanoTime();
+        ByteBuffer out = c.out;
+        out.compact(); // to write mode, keeping bytes a previous flush could not send yet
+        try {
+            NodeOp op;
+            while ((op = outbox.peek()) != null) {
+                if (now - op.sendByNanos > 0) {
+                    outbox.poll();
+                    finish(op, NodeStatus.TIMEOUT, new QuietException.NotSent("not sent: " + op.kind + " to "
+                            + spec.name() + " was still queued at its deadline"));
+                    continue;
+                }
+                byte[] bytes = op.encoded();
+                if (bytes.length > out.remaining()) {
+                    if (out.position() == 0) {
+                        throw new IllegalStateException("command larger than the write buffer");
+                    }
+                    break; // write what we have; the outer loop comes back for the rest
+                }
+                outbox.poll();
+                op.sentAtNanos = now;
+                // Registered before its bytes go out, so the reader always finds the command of a reply.
+                c.awaiting.add(op);
+                out.put(bytes);
+            }
+        } finally {
+            out.flip();
+        }
+        try {
+            while (out.hasRemaining()) {
+                if (c.channel.write(out) == 0) {
+                    // Socket buffer full: the loop finishes the write when the socket drains.
+                    loop.execute(() -> {
+                        if (c.key != null && c.key.isValid()) {
+                            c.key.interestOps(SelectionKey.OP_READ | SelectionKey.OP_WRITE);
+                        }
+                    });
+                    return;
+                }
+            }
+        } catch (IOException e) {
+            fail(c, NodeStatus.ERROR, e);
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------------ connect
+
+    private void ensureConnecting() {
+        if (closed || !connecting.compareAndSet(false, true)) {
+            return;
+        }
+        if (System.nanoTime() - reconnectNotBefore < 0) {
+            connecting.set(false);
+            failOutbox(new QuietException.NotConnected("not connected to " + spec.name()
+                    + " (reconnect back-off)", lastFailure));
+            return;
+        }
+        loop.execute(this::connect);
+    }
+
+    /** On the loop thread. */
+    private void connect() {
+        SocketChannel ch = null;
+        try {
+            ch = SocketChannel.open();
+            ch.configureBlocking(false);
+            ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
+            ch.setOption(StandardSocketOptions.SO_KEEPALIVE, true);
+            Conn c = new Conn(ch);
+            c.key = ch.register(loop.selector(), SelectionKey.OP_CONNECT, this);
+            conn = c;
+            if (ch.connect(new InetSocketAddress(spec.host(), spec.port()))) {
+                connected(c);
+            }
+        } catch (IOException | RuntimeException e) {
+            if (ch != null) {
+                closeQuietly(ch);
+            }
+            connectFailed(e);
+        }
+    }
+
+    private void connected(Conn c) throws IOException {
+        c.key.interestOps(SelectionKey.OP_READ);
+        ByteBuffer hello = ByteBuffer.allocate(4096);
+        if (spec.password() != null) {
+            c.awaiting.add(new Handshake("AUTH"));
+            hello.put(spec.user() == null ? Resp.encode("AUTH", spec.password())
+                    : Resp.encode("AUTH", spec.user(), spec.password()));
+        }
+        if (spec.database() != 0) {
+            c.awaiting.add(new Handshake("SELECT"));
+            hello.put(Resp.encode("SELECT", Integer.toString(spec.database())));
+        }
+        hello.flip();
+        while (hello.hasRemaining()) {
+            c.channel.write(hello); // tiny; a fresh socket's buffer takes it at once
+        }
+        c.open = true;
+        connecting.set(false);
+        reconnectDelayNanos = 0;
+        if (!healthy) {
+            healthy = true;
+            LOG.info("node {} is reachable again", spec.name());
+        }
+        flush();
+    }
+
+    private void connectFailed(Exception e) {
+        conn = null;
+        // Back off exponentially, 10 ms doubling up to 500 ms (or the breaker's open time, if shorter).
+        reconnectDelayNanos = Math.min(Math.max(2 * reconnectDelayNanos, MIN_RECONNECT_DELAY_NANOS),
+                maxReconnectDelayNanos);
+        reconnectNotBefore = System.nanoTime() + reconnectDelayNanos;
+        connecting.set(false);
+        markUnhealthy(e);
+        failOutbox(e);
+    }
+
+    // ------------------------------------------------------------------------------------------------ loop side
+
+    @Override
+    public void ready(SelectionKey key) {
+        Conn c = conn;
+        if (c == null || c.key != key) {
+            key.cancel();
+            return;
+        }
+        try {
+            if (key.isConnectable()) {
+                if (c.channel.finishConnect()) {
+                    connected(c);
+                }
+                return;
+            }
+            if (key.isWritable()) {
+                key.interestOps(SelectionKey.OP_READ);
+                flushPendingBytes(c);
+            }
+            if (key.isReadable()) {
+                read(c);
+            }
+        } catch (IOException | RuntimeException e) {
+            if (!c.open) {
+                closeQuietly(c.channel);
+                connectFailed(e);
+            } else {
+                fail(c, NodeStatus.ERROR, e);
+            }
+        }
+    }
+
+    private void flushPendingBytes(Conn c) {
+        if (flushing.compareAndSet(false, true)) {
+            try {
+                if (c.out.hasRemaining()) {
+                    c.channel.write(c.out);
+                    if (c.out.hasRemaining()) {
+                        c.key.interestOps(SelectionKey.OP_READ | SelectionKey.OP_WRITE);
+                        return;
+                    }
+                }
+            } catch (IOException e) {
+                fail(c, NodeStatus.ERROR, e);
+                return;
+            } finally {
+                flushing.set(false);
+            }
+        }
+        flush();
+    }
+
+    private void read(Conn c) throws IOException {
+        int n = c.channel.read(c.in);
+        if (n < 0) {
+            throw new IOException("connection to " + spec.name() + " closed by the server");
+        }
+        c.in.flip();
+        while (true) {
+            Object reply = Resp.parse(c.in);
+            if (reply == Resp.INCOMPLETE) {
+                break;
+            }
+            Object head = c.awaiting.poll();
+            if (head == null) {
+                throw new IllegalStateException("reply from " + spec.name() + " with no command awaiting it");
+            }
+            answer(c, head, reply);
+        }
+        c.in.compact();
+        if (!c.in.hasRemaining()) {
+            // A reply larger than the buffer: grow it.
+            ByteBuffer bigger = ByteBuffer.allocate(c.in.capacity() * 2);
+            c.in.flip();
+            bigger.put(c.in);
+            c.in = bigger;
+        }
+    }
+
+    private void answer(Conn c, Object head, Object reply) {
+        if (head instanceof Handshake) {
+            if (reply instanceof Resp.ErrorReply) {
+                throw new IllegalStateException(((Handshake) head).what + " rejected by " + spec.name() + ": "
+                        + reply);
+            }
+            return;
+        }
+        NodeOp op = (NodeOp) head;
+        if (reply instanceof Resp.ErrorReply) {
+            Resp.ErrorReply err = (Resp.ErrorReply) reply;
+            if (err.isNoScript() && !op.evalFallback) {
+                // Script cache flushed (restart, SCRIPT FLUSH): resend as EVAL, which caches it again.
+                op.evalFallback = true;
+                outbox.add(op);
+                flush();
+                return;
+            }
+            finish(op, NodeStatus.ERROR, new RedisErrorReply(spec.name() + ": " + err.message));
+            return;
+        }
+        // A reply of the wrong shape throws: the connection is out of step and is dropped by the caller.
+        finish(op, op.statusOf(reply), null);
+    }
+
+    @Override
+    public void sweep(long now) {
+        Conn c = conn;
+        if (c != null && !c.broken) {
+            if (!c.open) {
+                if (now - c.startedNanos > connectTimeoutNanos) {
+                    closeQuietly(c.channel);
+                    connectFailed(new java.net.SocketTimeoutException("connect to " + spec.name() + " timed out"));
+                }
+            } else {
+                Object head = c.awaiting.peek();
+                if (head instanceof NodeOp && ticker.nanoTime() - ((NodeOp) head).sentAtNanos > timeoutNanos) {
+                    // The node stopped answering: drop the connection rather than queue behind it.
+                    fail(c, NodeStatus.TIMEOUT, new QuietException.NodeTimeout("no reply from " + spec.name()
+                            + " within the per-node timeout; connection dropped"));
+                }
+            }
+        }
+        if (!outbox.isEmpty() && (c == null || !c.open)) {
+            long t = ticker.nanoTime();
+            outbox.removeIf(op -> {
+                if (t - op.sendByNanos > 0) {
+                    finish(op, NodeStatus.TIMEOUT, new QuietException.NotSent("not sent: " + op.kind + " to "
+                            + spec.name() + " was still waiting for a connection at its deadline"));
+                    return true;
+                }
+                return false;
+            });
+        }
+        if (closing && !closed && (inFlight.get() == 0 || now - closeDeadline > 0)) {
+            shutdownNow();
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------------ failures
+
+    private void fail(Conn c, NodeStatus status, Throwable cause) {
+        if (c.broken) {
+            return;
+        }
+        c.broken = true;
+        if (conn == c) {
+            conn = null;
+        }
+        if (c.key != null) {
+            c.key.cancel();
+        }
+        closeQuietly(c.channel);
+        Object head;
+        while ((head = c.awaiting.poll()) != null) {
+            if (head instanceof NodeOp) {
+                finish((NodeOp) head, status, cause);
+            }
+        }
+        markUnhealthy(cause);
+        if (!outbox.isEmpty() && !closed) {
+            ensureConnecting();
+        }
+    }
+
+    private void failOutbox(Throwable cause) {
+        NodeOp op;
+        while ((op = outbox.poll()) != null) {
+            finish(op, NodeStatus.ERROR, cause);
+        }
+    }
+
+    private void finish(NodeOp op, NodeStatus status, Throwable error) {
+        NodeBreaker.record(breaker, op, status, error, ticker.nanoTime());
+        if ((status == NodeStatus.ERROR || status == NodeStatus.TIMEOUT) && LOG.isDebugEnabled()) {
+            LOG.debug("node {}: {} {} for key {}: {}", spec.name(), op.kind, status, op.key, String.valueOf(error));
+        }
+        inFlight.decrementAndGet();
+        op.complete(status, error);
+    }
+
+    private void markUnhealthy(Throwable e) {
+        lastFailure = e;
+        if (healthy) {
+            healthy = false;
+            LOG.warn("node {} failed: {}", spec.name(), e.toString());
+        } else if (LOG.isDebugEnabled()) {
+            LOG.debug("node {} still failing: {}", spec.name(), e.toString());
+        }
+    }
+
+    private void closeQuietly(SocketChannel ch) {
+        try {
+            ch.close();
+        } catch (IOException e) {
+            LOG.debug("node {}: error closing a connection", spec.name(), e);
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------------ close
+
+    private volatile long closeDeadline;
+    private final java.util.concurrent.CountDownLatch closedSignal = new java.util.concurrent.CountDownLatch(1);
+
+    /** Stops taking acquires and extensions; queued releases still go out within the grace period. */
+    @Override
+    public void initiateClose() {
+        if (!closing) {
+            closeDeadline = System.nanoTime() + closeGraceNanos;
+            closing = true;
+        }
+    }
+
+    @Override
+    public void close() {
+        initiateClose();
+        try {
+            // The loop's sweep shuts the node down once its releases are out, or at the grace deadline.
+            if (!closedSignal.await(closeGraceNanos + TimeUnit.SECONDS.toNanos(1), TimeUnit.NANOSECONDS)) {
+                LOG.warn("node {}: not drained within the close grace period", spec.name());
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        if (!closed) {
+            shutdownNow();
+        }
+    }
+
+    /** Fails everything left and closes the connection; on the loop thread, or once the loop is gone. */
+    private synchronized void shutdownNow() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        closedSignal.countDown();
+        Conn c = conn;
+        if (c != null) {
+            fail(c, NodeStatus.ERROR, new IllegalStateException(CLOSED));
+        }
+        failOutbox(new IllegalStateException(CLOSED));
+    }
+
+    boolean isClosed() {
+        return closed;
+    }
+
+    @Override
+    public String toString() {
+        return "NioNodeClient{" + spec.name() + ", circuit=" + breaker.getState() + '}';
+    }
+}
