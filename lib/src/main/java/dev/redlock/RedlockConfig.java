@@ -54,6 +54,9 @@ public final class RedlockConfig {
     /** Default cap on consecutive failed extensions before the watchdog gives up: zero, meaning until the deadline. */
     public static final int DEFAULT_MAX_FAILED_EXTENSIONS = 0;
 
+    /** Default interval between checks of each node's identity and uptime: 10 s. */
+    public static final Duration DEFAULT_IDENTITY_CHECK_INTERVAL = Duration.ofSeconds(10);
+
     /** The fixed part of the drift: Redis expires keys with about a millisecond of granularity. */
     public static final Duration DRIFT_CONSTANT = Duration.ofMillis(2);
 
@@ -70,6 +73,11 @@ public final class RedlockConfig {
     private final String keyPrefix;
     private final Duration maxHoldTime;
     private final int maxFailedExtensions;
+    private final boolean restartQuarantine;
+    private final boolean trustPersistentNodes;
+    private final Duration identityCheckInterval;
+    private final boolean checkTopology;
+    private final boolean strictTopology;
     private final Ticker ticker;
     private final Executor asyncExecutor;
 
@@ -87,6 +95,11 @@ public final class RedlockConfig {
         this.keyPrefix = b.keyPrefix;
         this.maxHoldTime = b.maxHoldTime;
         this.maxFailedExtensions = b.maxFailedExtensions;
+        this.restartQuarantine = b.restartQuarantine;
+        this.trustPersistentNodes = b.trustPersistentNodes;
+        this.identityCheckInterval = b.identityCheckInterval;
+        this.checkTopology = b.checkTopology;
+        this.strictTopology = b.strictTopology;
         this.ticker = b.ticker;
         this.asyncExecutor = b.asyncExecutor;
     }
@@ -120,6 +133,11 @@ public final class RedlockConfig {
         b.keyPrefix = keyPrefix;
         b.maxHoldTime = maxHoldTime;
         b.maxFailedExtensions = maxFailedExtensions;
+        b.restartQuarantine = restartQuarantine;
+        b.trustPersistentNodes = trustPersistentNodes;
+        b.identityCheckInterval = identityCheckInterval;
+        b.checkTopology = checkTopology;
+        b.strictTopology = strictTopology;
         b.ticker = ticker;
         b.asyncExecutor = asyncExecutor;
         return b;
@@ -263,6 +281,56 @@ public final class RedlockConfig {
     }
 
     /**
+     * Returns whether restarted nodes are quarantined: a node whose {@code run_id} changed, or whose uptime is below
+     * the longest TTL in use, does not count toward any quorum until it has been up that long. Default true.
+     *
+     * @return true if restart quarantine is on
+     */
+    public boolean restartQuarantine() {
+        return restartQuarantine;
+    }
+
+    /**
+     * Returns whether nodes that persist every write ({@code appendonly yes} with {@code appendfsync always}) are
+     * exempt from restart quarantine. Default false.
+     *
+     * @return true if such nodes are trusted after a restart
+     */
+    public boolean trustPersistentNodes() {
+        return trustPersistentNodes;
+    }
+
+    /**
+     * Returns how often each node's identity ({@code run_id}) and uptime are checked again, besides on every new
+     * connection. Default {@link #DEFAULT_IDENTITY_CHECK_INTERVAL}.
+     *
+     * @return the interval
+     */
+    public Duration identityCheckInterval() {
+        return identityCheckInterval;
+    }
+
+    /**
+     * Returns whether the client inspects the nodes when it is created (duplicates, replicas, eviction policy,
+     * persistence) and logs what it finds. Default true.
+     *
+     * @return true if the topology is checked at start
+     */
+    public boolean checkTopology() {
+        return checkTopology;
+    }
+
+    /**
+     * Returns whether topology warnings are failures: creating the client, or {@link RedlockClient#check()}, then
+     * throws instead of logging. Default false.
+     *
+     * @return true if warnings fail
+     */
+    public boolean strictTopology() {
+        return strictTopology;
+    }
+
+    /**
      * Returns the monotonic ticker every lock decision reads. Default {@link Ticker#system()}.
      *
      * @return the ticker
@@ -342,6 +410,11 @@ public final class RedlockConfig {
         private String keyPrefix = DEFAULT_KEY_PREFIX;
         private Duration maxHoldTime = DEFAULT_MAX_HOLD_TIME;
         private int maxFailedExtensions = DEFAULT_MAX_FAILED_EXTENSIONS;
+        private boolean restartQuarantine = true;
+        private boolean trustPersistentNodes;
+        private Duration identityCheckInterval = DEFAULT_IDENTITY_CHECK_INTERVAL;
+        private boolean checkTopology = true;
+        private boolean strictTopology;
         private Ticker ticker = Ticker.system();
         private Executor asyncExecutor = ForkJoinPool.commonPool();
 
@@ -567,6 +640,70 @@ public final class RedlockConfig {
                         + maxFailedExtensions);
             }
             this.maxFailedExtensions = maxFailedExtensions;
+            return this;
+        }
+
+        /**
+         * Turns restart quarantine on or off. With it on (the default), a node that restarted recently (its
+         * {@code run_id} changed, or its uptime is below the longest TTL in use) may have forgotten keys it granted,
+         * so its grants do not count toward any quorum until it has been up that long; it still receives releases,
+         * and the quorum stays {@code N/2 + 1} of the configured N. Turn it off only for nodes that never lose
+         * acknowledged writes, or with {@link #trustPersistentNodes(boolean)}.
+         *
+         * @param on whether to quarantine restarted nodes
+         * @return this builder
+         */
+        public Builder restartQuarantine(boolean on) {
+            this.restartQuarantine = on;
+            return this;
+        }
+
+        /**
+         * Exempts nodes that report {@code appendonly yes} and {@code appendfsync always} from restart quarantine:
+         * such a node keeps every acknowledged key across a crash. The trade-off: a node whose disk or AOF is lost or
+         * rewritten outside Redis, or that was restored from an older snapshot, is trusted anyway. Default false.
+         *
+         * @param trust whether to trust fully persistent nodes after a restart
+         * @return this builder
+         */
+        public Builder trustPersistentNodes(boolean trust) {
+            this.trustPersistentNodes = trust;
+            return this;
+        }
+
+        /**
+         * Sets how often each node's identity and uptime are checked again, besides on every new connection.
+         * Default {@link #DEFAULT_IDENTITY_CHECK_INTERVAL}.
+         *
+         * @param interval at least 1 ms
+         * @return this builder
+         * @throws IllegalArgumentException if below 1 ms
+         */
+        public Builder identityCheckInterval(Duration interval) {
+            this.identityCheckInterval = atLeastOneMilli("identityCheckInterval", interval);
+            return this;
+        }
+
+        /**
+         * Sets whether the client inspects its nodes when it is created and logs topology warnings. Default true.
+         *
+         * @param check whether to check at start
+         * @return this builder
+         */
+        public Builder checkTopology(boolean check) {
+            this.checkTopology = check;
+            return this;
+        }
+
+        /**
+         * Makes topology warnings failures: client creation and {@link RedlockClient#check()} throw
+         * {@link IllegalStateException} listing them. Default false (warnings are logged).
+         *
+         * @param strict whether warnings fail
+         * @return this builder
+         */
+        public Builder strictTopology(boolean strict) {
+            this.strictTopology = strict;
             return this;
         }
 

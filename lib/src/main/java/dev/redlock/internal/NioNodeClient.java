@@ -262,10 +262,6 @@ final class NioNodeClient implements NodeClient, NioLoop.Handler {
         c.open = true;
         connecting.set(false);
         reconnectDelayNanos = 0;
-        if (!healthy) {
-            healthy = true;
-            LOG.info("node {} is reachable again", spec.name());
-        }
         flush();
     }
 
@@ -383,6 +379,11 @@ final class NioNodeClient implements NodeClient, NioLoop.Handler {
         }
         // A reply of the wrong shape throws: the connection is out of step and is dropped by the caller.
         finish(op, op.statusOf(reply), null);
+        if (!healthy) {
+            // Healthy again only once it answers: a stalled node still accepts connections.
+            healthy = true;
+            LOG.info("node {} is answering again", spec.name());
+        }
     }
 
     @Override
@@ -394,12 +395,18 @@ final class NioNodeClient implements NodeClient, NioLoop.Handler {
                     closeQuietly(c.channel);
                     connectFailed(new java.net.SocketTimeoutException("connect to " + spec.name() + " timed out"));
                 }
-            } else {
-                Object head = c.awaiting.peek();
-                if (head instanceof NodeOp && ticker.nanoTime() - ((NodeOp) head).sentAtNanos > timeoutNanos) {
+            } else if (isStalled(c)) {
+                // Replies may have arrived while this thread was not scheduled: read them before judging the node.
+                try {
+                    read(c);
+                } catch (IOException | RuntimeException e) {
+                    fail(c, NodeStatus.ERROR, e);
+                    return;
+                }
+                if (isStalled(c)) {
                     // The node stopped answering: drop the connection rather than queue behind it.
                     fail(c, NodeStatus.TIMEOUT, new QuietException.NodeTimeout("no reply from " + spec.name()
-                            + " within the per-node timeout; connection dropped"));
+                            + " for twice the per-node timeout; connection dropped"));
                 }
             }
         }
@@ -417,6 +424,16 @@ final class NioNodeClient implements NodeClient, NioLoop.Handler {
         if (closing && !closed && (inFlight.get() == 0 || now - closeDeadline > 0)) {
             shutdownNow();
         }
+    }
+
+    /**
+     * Whether the oldest unanswered command waited more than twice the per-node timeout. Rounds give up after one
+     * timeout; the connection is dropped only later, so a client that is merely slow to read (an overloaded
+     * machine) does not tear down healthy connections and open circuit breakers.
+     */
+    private boolean isStalled(Conn c) {
+        Object head = c.awaiting.peek();
+        return head instanceof NodeOp && ticker.nanoTime() - ((NodeOp) head).sentAtNanos > 2 * timeoutNanos;
     }
 
     // ------------------------------------------------------------------------------------------------ failures
@@ -439,7 +456,9 @@ final class NioNodeClient implements NodeClient, NioLoop.Handler {
                 finish((NodeOp) head, status, cause);
             }
         }
-        markUnhealthy(cause);
+        if (!closed) {
+            markUnhealthy(cause);
+        }
         if (!outbox.isEmpty() && !closed) {
             ensureConnecting();
         }

@@ -49,6 +49,8 @@ public final class QuorumEngine implements AutoCloseable {
     private final long perNodeTimeoutNanos;
     private final long minValidityNanos;
     private final Watchdog watchdog;
+    private final java.util.concurrent.atomic.AtomicLong lastWarn =
+            new java.util.concurrent.atomic.AtomicLong(System.nanoTime() - TimeUnit.SECONDS.toNanos(2));
     /** Asynchronous acquisitions sleeping between rounds; failed by {@link #close()} so none waits forever. */
     private final java.util.Set<AsyncAcquisition> betweenRounds = java.util.concurrent.ConcurrentHashMap.newKeySet();
     private volatile boolean closed;
@@ -120,7 +122,6 @@ public final class QuorumEngine implements AutoCloseable {
         boolean forever = waitNanos == FOREVER;
         long deadline = ticker.nanoTime() + (forever ? 0 : waitNanos);
         boolean interrupted = false;
-        int unavailableRounds = 0;
         try {
             for (int rounds = 1; ; rounds++) {
                 if (interruptible && Thread.interrupted()) {
@@ -131,7 +132,7 @@ public final class QuorumEngine implements AutoCloseable {
                 if (a.lease != null) {
                     return new AcquireResult(a.lease, a.outcome, rounds);
                 }
-                unavailableRounds = logFailure(a.outcome, unavailableRounds);
+                logFailure(a.outcome);
                 long remaining = deadline - ticker.nanoTime();
                 if (!forever && remaining <= 0) {
                     return new AcquireResult(null, a.outcome, rounds);
@@ -205,26 +206,30 @@ public final class QuorumEngine implements AutoCloseable {
         return new Attempt(outcome, lease);
     }
 
-    private int logFailure(RoundOutcome outcome, int unavailableRounds) {
-        if (outcome.reason() == FailureReason.VALIDITY_EXHAUSTED) {
-            // A quorum granted but the round was too slow for the TTL: not contention, and worth knowing.
-            LOG.warn("lock '{}': a quorum granted but the round took {} µs, leaving validity {} ms; released",
-                    outcome.lockName(), outcome.elapsed().toNanos() / 1_000, outcome.validity().toMillis());
-            return 0;
-        }
-        if (outcome.reason() != FailureReason.NOT_ENOUGH_NODES) {
+    private void logFailure(RoundOutcome outcome) {
+        FailureReason reason = outcome.reason();
+        if (reason != FailureReason.NOT_ENOUGH_NODES && reason != FailureReason.VALIDITY_EXHAUSTED) {
             if (LOG.isTraceEnabled()) {
                 LOG.trace("round for lock '{}' failed: {}", outcome.lockName(), outcome);
             }
-            return 0;
+            return;
         }
-        // Warn on the first round of a run that could not reach enough nodes, then only now and then.
-        if (unavailableRounds % 100 == 0) {
+        // Warn at most once a second for the whole client: a caller retrying in a loop must not flood the log.
+        long now = System.nanoTime();
+        long last = lastWarn.get();
+        if (now - last <= TimeUnit.SECONDS.toNanos(1) || !lastWarn.compareAndSet(last, now)) {
+            if (LOG.isDebugEnabled()) {
+                LOG.debug("round for lock '{}' failed: {}", outcome.lockName(), outcome);
+            }
+        } else if (reason == FailureReason.VALIDITY_EXHAUSTED) {
+            // A quorum granted but the round was too slow for the TTL: not contention, and worth knowing.
+            LOG.warn("lock '{}': a quorum granted but the round took {} us, leaving validity {} ms; released",
+                    outcome.lockName(), outcome.elapsed().toNanos() / 1_000, outcome.validity().toMillis());
+        } else {
             LOG.warn("lock '{}': not enough nodes reachable ({} of {} unavailable, {} required): {}",
                     outcome.lockName(), outcome.unavailable(), outcome.nodes().size(), outcome.required(),
                     outcome.nodes());
         }
-        return unavailableRounds + 1;
     }
 
     private long nextDelayNanos(int attempt) {
@@ -251,7 +256,6 @@ public final class QuorumEngine implements AutoCloseable {
         final long deadline;
         final CompletableFuture<AcquireResult> future = new CompletableFuture<>();
         int rounds;
-        int unavailableRounds;
         String token;
         volatile ScheduledFuture<?> timer;
 
@@ -307,7 +311,7 @@ public final class QuorumEngine implements AutoCloseable {
                 failClosed();
                 return;
             }
-            unavailableRounds = logFailure(a.outcome, unavailableRounds);
+            logFailure(a.outcome);
             long remaining = deadline - ticker.nanoTime();
             if ((!forever && remaining <= 0) || future.isDone()) {
                 deliver(new AcquireResult(null, a.outcome, rounds));

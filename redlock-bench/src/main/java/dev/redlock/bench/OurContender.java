@@ -1,0 +1,77 @@
+package dev.redlock.bench;
+
+import dev.redlock.Lease;
+import dev.redlock.QuorumLock;
+import dev.redlock.QuorumPolicy;
+import dev.redlock.RedlockClient;
+import dev.redlock.RedlockConfig;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+
+/** This library's RedLock or MultiLock over all nodes, through the lease handle API. */
+final class OurContender implements Contender {
+
+    private final QuorumPolicy policy;
+    private final RedlockClient client;
+    private final Duration lease;
+
+    OurContender(QuorumPolicy policy, List<String> uris, Duration perNodeTimeout, Duration lease) {
+        this.policy = policy;
+        this.lease = lease;
+        this.client = RedlockClient.create(RedlockConfig.builder().nodes(uris).perNodeTimeout(perNodeTimeout).build());
+    }
+
+    @Override
+    public String id() {
+        return policy == QuorumPolicy.MAJORITY ? "ours-redlock" : "ours-multilock";
+    }
+
+    @Override
+    public String label() {
+        return policy == QuorumPolicy.MAJORITY ? "ours: RedLock" : "ours: MultiLock";
+    }
+
+    @Override
+    public String settings() {
+        RedlockConfig c = client.config();
+        return "one RedlockClient over " + c.nodeNames().size() + " nodes; " + (policy == QuorumPolicy.MAJORITY
+                ? "client.redLock(name)" : "client.multiLock(name)")
+                + "; lock.tryAcquire(wait, " + lease.toSeconds() + " s) then lease.release(); perNodeTimeout "
+                + c.perNodeTimeout().toMillis() + " ms, connectTimeout " + c.connectTimeout().toMillis()
+                + " ms, retryDelay " + c.retryDelay().toMillis() + " ms +/- " + Math.round(c.retryJitter() * 100)
+                + "%, driftFactor " + c.driftFactor() + ", circuitOpenDuration "
+                + c.circuitOpenDuration().toMillis() + " ms, everything else default";
+    }
+
+    @Override
+    public Handle open(String lockName) {
+        QuorumLock lock = client.lock(lockName, policy);
+        return new Handle() {
+            private Lease held;
+
+            @Override
+            public boolean acquire(long waitMillis) throws InterruptedException {
+                Optional<Lease> acquired = lock.tryAcquire(Duration.ofMillis(waitMillis), lease);
+                held = acquired.orElse(null);
+                return held != null;
+            }
+
+            @Override
+            public void release() {
+                held.release();
+                held = null;
+            }
+        };
+    }
+
+    /** The configuration in use, for the floor's retry schedule. */
+    RedlockConfig config() {
+        return client.config();
+    }
+
+    @Override
+    public void close() {
+        client.close();
+    }
+}
