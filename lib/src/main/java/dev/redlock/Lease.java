@@ -88,6 +88,17 @@ public interface Lease extends AutoCloseable {
     boolean isValid();
 
     /**
+     * Returns the lease's fencing token, for leases of a {@link QuorumLock#fenced() fenced} lock: a number strictly
+     * greater than the token of every earlier lease of the same lock, as long as no node loses its data (restart
+     * quarantine guards the window in which a restarted node could). Pass it to the protected resource with every
+     * write, and have the resource reject a write carrying a token lower than the highest it has seen: that stops a
+     * holder that was paused past its validity from acting on a lock it no longer has.
+     *
+     * @return the token, or empty for leases of a lock without fencing
+     */
+    java.util.OptionalLong fencingToken();
+
+    /**
      * Returns whether the client's watchdog keeps this lease alive until it is released.
      *
      * @return true for leases acquired without a fixed lease time

@@ -14,16 +14,37 @@ import java.util.Optional;
  */
 public final class LockOptions {
 
-    private static final LockOptions DEFAULTS = new LockOptions(QuorumPolicy.MAJORITY, null, null);
+    private static final LockOptions DEFAULTS = new LockOptions(QuorumPolicy.MAJORITY, null, null, false);
 
     private final QuorumPolicy policy;
     private final Duration waitTime;
     private final Duration leaseTime;
+    private final boolean fenced;
 
-    private LockOptions(QuorumPolicy policy, Duration waitTime, Duration leaseTime) {
+    private LockOptions(QuorumPolicy policy, Duration waitTime, Duration leaseTime, boolean fenced) {
         this.policy = policy;
         this.waitTime = waitTime;
         this.leaseTime = leaseTime;
+        this.fenced = fenced;
+    }
+
+    /**
+     * Returns a copy that does or does not acquire with a fencing token; see {@link QuorumLock#fenced()}.
+     *
+     * @param fenced whether the lease carries a fencing token
+     * @return new options
+     */
+    public LockOptions fenced(boolean fenced) {
+        return new LockOptions(policy, waitTime, leaseTime, fenced);
+    }
+
+    /**
+     * Returns whether the lease carries a fencing token.
+     *
+     * @return true if fenced
+     */
+    public boolean isFenced() {
+        return fenced;
     }
 
     /**
@@ -42,7 +63,7 @@ public final class LockOptions {
      * @return new options
      */
     public LockOptions policy(QuorumPolicy policy) {
-        return new LockOptions(Objects.requireNonNull(policy, "policy"), waitTime, leaseTime);
+        return new LockOptions(Objects.requireNonNull(policy, "policy"), waitTime, leaseTime, fenced);
     }
 
     /**
@@ -57,7 +78,7 @@ public final class LockOptions {
         if (waitTime.isNegative()) {
             throw new IllegalArgumentException("waitTime: must be >= 0, got " + waitTime.toMillis() + " ms");
         }
-        return new LockOptions(policy, waitTime, leaseTime);
+        return new LockOptions(policy, waitTime, leaseTime, fenced);
     }
 
     /**
@@ -73,7 +94,7 @@ public final class LockOptions {
             throw new IllegalArgumentException("leaseTime: must be at least 1 ms, got " + leaseTime.toNanos()
                     + " ns");
         }
-        return new LockOptions(policy, waitTime, leaseTime);
+        return new LockOptions(policy, waitTime, leaseTime, fenced);
     }
 
     /**
@@ -105,6 +126,7 @@ public final class LockOptions {
 
     @Override
     public String toString() {
-        return "LockOptions{policy=" + policy + ", waitTime=" + waitTime + ", leaseTime=" + leaseTime + '}';
+        return "LockOptions{policy=" + policy + ", waitTime=" + waitTime + ", leaseTime=" + leaseTime + ", fenced="
+                + fenced + '}';
     }
 }

@@ -20,6 +20,14 @@ public enum NodeStatus {
     /** The key already existed on the node: another owner holds it there. Contention, not a failure. */
     TAKEN,
 
+    /**
+     * The node answered, but it restarted recently (it has been up for less than the longest TTL in use), so it may
+     * have forgotten keys it granted before: its vote does not count toward the quorum until it has been up that
+     * long. The command was applied; a key it set is released as usual. See
+     * {@link RedlockConfig.Builder#restartQuarantine(boolean)}.
+     */
+    QUARANTINED,
+
     /** The node held this lease's token and deleted the key. */
     RELEASED,
 
@@ -54,9 +62,9 @@ public enum NodeStatus {
      * Whether this status means the node could not be reached or did not answer in time, as opposed to an answer
      * about the key.
      *
-     * @return true for {@link #TIMEOUT}, {@link #ERROR} and {@link #CIRCUIT_OPEN}
+     * @return true for {@link #TIMEOUT}, {@link #ERROR}, {@link #CIRCUIT_OPEN} and {@link #QUARANTINED}
      */
     public boolean isUnavailable() {
-        return this == TIMEOUT || this == ERROR || this == CIRCUIT_OPEN;
+        return this == TIMEOUT || this == ERROR || this == CIRCUIT_OPEN || this == QUARANTINED;
     }
 }

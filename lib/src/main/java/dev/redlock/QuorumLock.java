@@ -68,6 +68,7 @@ public final class QuorumLock implements Lock {
         this.client = client;
         this.engine = engine;
         this.ref = ref;
+        // Fenced and plain views of one lock share the hold: they are the same lock.
         this.lockId = ref.policy() + "|" + ref.key();
     }
 
@@ -82,6 +83,31 @@ public final class QuorumLock implements Lock {
 
     LockRef ref() {
         return ref;
+    }
+
+    /**
+     * Returns the same lock with fencing: every lease it grants carries a {@link Lease#fencingToken() fencing token}
+     * that is strictly greater than the token of every earlier lease of this lock.
+     *
+     * <p>How: on each node the lock has a counter next to its key. The acquire round also returns each granting
+     * node's counter; the candidate token is the largest of them plus one. A second round raises the counter to the
+     * candidate on every node that still holds our key, and the lease is fenced once a quorum confirms that within
+     * its validity (else the acquisition fails and is released). Any later holder's quorum overlaps ours on a node
+     * whose counter is already at least our token, so its token is larger. It costs one more round per acquisition.
+     *
+     * @return a fenced view of this lock (this lock if it is fenced already)
+     */
+    public QuorumLock fenced() {
+        return ref.fenced() ? this : new QuorumLock(client, engine, ref.withFencing(true));
+    }
+
+    /**
+     * Returns whether leases of this lock carry fencing tokens.
+     *
+     * @return true for a {@link #fenced()} lock
+     */
+    public boolean isFenced() {
+        return ref.fenced();
     }
 
     /**

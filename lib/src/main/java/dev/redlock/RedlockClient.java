@@ -2,7 +2,9 @@ package dev.redlock;
 
 import dev.redlock.internal.LockRef;
 import dev.redlock.internal.NodeClients;
+import dev.redlock.internal.Quarantine;
 import dev.redlock.internal.QuorumEngine;
+import dev.redlock.internal.TopologyCheck;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
@@ -61,20 +63,31 @@ public final class RedlockClient implements AutoCloseable {
             return t;
         });
         this.scheduler.setRemoveOnCancelPolicy(true);
-        this.nodes = new NodeClients(config, prefix);
-        this.engine = new QuorumEngine(config, nodes.nodes(), scheduler);
+        Quarantine quarantine = new Quarantine(config);
+        this.nodes = new NodeClients(config, prefix, quarantine);
+        this.engine = new QuorumEngine(config, nodes.nodes(), scheduler, quarantine);
         nodes.start();
         LOG.debug("started Redlock client over {} node(s): {}", nodes.nodes().size(), config.nodeNames());
     }
 
     /**
-     * Creates a client and starts its threads.
+     * Creates a client and starts its threads. With {@link RedlockConfig#checkTopology()} on (the default), first
+     * inspects the nodes as {@link #check()} does, logging each warning; this costs one short connection and a few
+     * commands per node, and up to about one connect timeout for each node that does not answer.
      *
      * @param config the configuration
      * @return a new client; close it when done
+     * @throws IllegalStateException if {@link RedlockConfig#strictTopology()} is on and the topology check found a
+     *         problem (see {@link #check()}); no thread or connection of the client is left behind
      */
     public static RedlockClient create(RedlockConfig config) {
-        return new RedlockClient(Objects.requireNonNull(config, "config"));
+        Objects.requireNonNull(config, "config");
+        if (config.checkTopology()) {
+            // Before any thread or connection of the client exists: a strict failure leaves nothing to close, and a
+            // user's own client is never used by the check and the node's I/O thread at once.
+            checkTopology(config);
+        }
+        return new RedlockClient(config);
     }
 
     /**
@@ -136,6 +149,46 @@ public final class RedlockClient implements AutoCloseable {
      */
     public String keyOf(String name) {
         return LockRef.keyOf(config.keyPrefix(), name);
+    }
+
+    /**
+     * Inspects the nodes for setups under which Redlock's guarantees do not hold, and logs each warning at WARN: two
+     * configured nodes that are one server (same {@code run_id}), a node that is a replica or has replicas, a
+     * {@code maxmemory-policy} that may evict lock keys ({@code allkeys-*}, or more mildly {@code volatile-*}), an
+     * even N or N below 3, and a lease time that leaves little validity after a worst-case round
+     * ({@code leaseTime - drift - perNodeTimeout} below 10 per-node timeouts). Runs at creation too unless
+     * {@link RedlockConfig#checkTopology()} is off.
+     *
+     * <p>A node that cannot be reached, or that refuses a command (such as a renamed {@code CONFIG} on managed
+     * Redis), gives a "cannot check" warning ({@link TopologyReport#unchecked()}), logged at WARN like the others but
+     * never a failure, even in strict mode: nodes may be down when a client starts.
+     *
+     * <p>Thread-safe. Blocks: nodes are checked one after another, each over one short-lived connection with a few
+     * commands (a node given as a user's client is checked through that client), so a call takes up to about one
+     * connect timeout per unreachable node; a node that accepts connections but does not answer costs one
+     * {@code max(perNodeTimeout, 1 s)} more. Does not touch the client's own connections or lock state.
+     *
+     * @return the warnings found
+     * @throws IllegalStateException if {@link RedlockConfig#strictTopology()} is on and any warning other than a
+     *         "cannot check" was found; the message lists them
+     */
+    public TopologyReport check() {
+        return checkTopology(config);
+    }
+
+    private static TopologyReport checkTopology(RedlockConfig config) {
+        TopologyReport report = TopologyCheck.run(config);
+        for (String warning : report.warnings()) {
+            LOG.warn("topology: {}", warning);
+        }
+        if (report.isClean()) {
+            LOG.debug("topology check of {}: no warnings", config.nodeNames());
+        }
+        if (config.strictTopology() && !report.problems().isEmpty()) {
+            throw new IllegalStateException("strictTopology: the topology check found " + report.problems().size()
+                    + " problem(s): " + String.join("; ", report.problems()));
+        }
+        return report;
     }
 
     /**
@@ -250,6 +303,9 @@ public final class RedlockClient implements AutoCloseable {
     private Optional<Lease> acquireFor(String name, LockOptions options) throws InterruptedException {
         Objects.requireNonNull(options, "options");
         QuorumLock lock = lock(name, options.policy());
+        if (options.isFenced()) {
+            lock = lock.fenced();
+        }
         long ttl = engine.checkLeaseTime(options.leaseTime().orElse(config.leaseTime()));
         Duration wait = options.waitTime().orElse(config.waitBudget());
         AcquireResult result = engine.acquire(lock.ref(), ttl, wait.toNanos(), true, true);

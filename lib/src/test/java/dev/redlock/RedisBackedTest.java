@@ -22,10 +22,14 @@ abstract class RedisBackedTest {
     private static final AtomicInteger KEYS = new AtomicInteger();
     private final List<RedlockClient> clients = new ArrayList<>();
 
-    /** Settings for tests: small delays so contended tests run fast; generous timeouts for a loaded CI box. */
+    /**
+     * Settings for tests: small delays so contended tests run fast; generous timeouts for a loaded CI box. Restart
+     * quarantine is off because the nodes were started moments ago; its own tests turn it on.
+     */
     RedlockConfig.Builder config() {
         return RedlockConfig.builder()
                 .nodes(REDIS.uris())
+                .restartQuarantine(false)
                 .perNodeTimeout(Duration.ofMillis(200))
                 .leaseTime(Duration.ofSeconds(10))
                 .retryDelay(Duration.ofMillis(5))

@@ -114,6 +114,9 @@ public final class Demo {
         .retryDelay(RETRY_DELAY)
         .retryJitter(RETRY_JITTER)
         .waitBudget(WAIT_BUDGET)
+        // The masters were started a moment ago: with restart quarantine on (the default, and what production
+        // should use) their votes would not count for the first lease time.
+        .restartQuarantine(false)
         .build();
     String settings = describe(config);
     System.out.printf("Redlock demo: %d workers x %d increments on %d masters, lock '%s'%n",

@@ -39,6 +39,7 @@ public final class LockWorkload {
         Duration wait = Duration.ofMillis(300);
         Duration maxWork = Duration.ofMillis(2);
         Duration duration = Duration.ofSeconds(5);
+        boolean fenced = true;
         Consumer<RedlockConfig.Builder> config = b -> { };
 
         public Settings clients(int clients) {
@@ -85,6 +86,12 @@ public final class LockWorkload {
             return this;
         }
 
+        /** Whether leases carry fencing tokens (the default), recorded in the history for the fencing checker. */
+        public Settings fenced(boolean fenced) {
+            this.fenced = fenced;
+            return this;
+        }
+
         /** Adjusts every client's configuration after the workload's defaults. */
         public Settings config(Consumer<RedlockConfig.Builder> config) {
             this.config = config;
@@ -111,10 +118,15 @@ public final class LockWorkload {
     private LockWorkload() {
     }
 
-    /** The client configuration the workload starts from: short timeouts so faults show quickly. */
+    /**
+     * The client configuration the workload starts from: short timeouts so faults show quickly. Restart quarantine
+     * is off, because every scenario starts its masters moments before the run; the scenarios about restarts turn
+     * it back on.
+     */
     public static RedlockConfig.Builder baseConfig(List<String> uris) {
         return RedlockConfig.builder()
                 .nodes(uris)
+                .restartQuarantine(false)
                 .perNodeTimeout(Duration.ofMillis(100))
                 .connectTimeout(Duration.ofMillis(500))
                 .retryDelay(Duration.ofMillis(10))
@@ -150,7 +162,8 @@ public final class LockWorkload {
                 Random random = new Random(seed * 31 + id);
                 Thread t = new Thread(() -> {
                     try {
-                        loop(clientId, client.lock(settings.lock, settings.policy), settings, history, register,
+                        QuorumLock lock = client.lock(settings.lock, settings.policy);
+                        loop(clientId, settings.fenced ? lock.fenced() : lock, settings, history, register,
                                 maxRound, stale, random, stopAt);
                     } catch (Throwable e) {
                         crashes.add(e);
@@ -202,6 +215,7 @@ public final class LockWorkload {
             AtomicLong lostAt = new AtomicLong(Op.NONE);
             lease.onLost(e -> lostAt.set(System.nanoTime()));
             op.outcome(Op.Outcome.OK).token(lease.token());
+            lease.fencingToken().ifPresent(op::fencingToken);
             criticalSection(lease, op, register, random, s.maxWork);
             op.deadlineNanos(lease.deadlineNanos()).releaseNanos(System.nanoTime());
             lease.release();

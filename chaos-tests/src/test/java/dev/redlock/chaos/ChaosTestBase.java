@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 import dev.redlock.chaos.cluster.ChaosCluster;
 import dev.redlock.chaos.history.CheckResult;
 import dev.redlock.chaos.history.Checker;
+import dev.redlock.chaos.history.FencingChecker;
 import dev.redlock.chaos.history.History;
 import dev.redlock.chaos.history.LostLeaseChecker;
 import dev.redlock.chaos.history.LostUpdateChecker;
@@ -69,7 +70,7 @@ abstract class ChaosTestBase {
             throw new AssertionError("workload clients crashed: " + result.crashes(), result.crashes().get(0));
         }
         List<Checker> checkers = new ArrayList<>(List.of(new MutualExclusionChecker(), new LostLeaseChecker(),
-                new LostUpdateChecker(result.register())));
+                new LostUpdateChecker(result.register()), new FencingChecker()));
         checkers.addAll(extraCheckers);
         return finish(name, history, result, checkers, origin);
     }

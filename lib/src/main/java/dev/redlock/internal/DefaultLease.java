@@ -35,7 +35,8 @@ public final class DefaultLease implements Lease {
     private final String token;
     private final long startNanos;
     private final RoundOutcome acquisition;
-    private final boolean autoExtended;
+    private volatile boolean autoExtended;
+    private volatile long fencingToken = -1;
 
     /** Set by the watchdog when it stops at the maximum hold time; the expiry that follows is reported as such. */
     private volatile boolean holdCapReached;
@@ -55,7 +56,7 @@ public final class DefaultLease implements Lease {
     private final List<Consumer<? super LockLostException>> listeners = new ArrayList<>(1);
 
     DefaultLease(QuorumEngine engine, LockRef ref, String token, long ttlMillis, long startNanos, long deadlineNanos,
-            long keyExpiryNanos, RoundOutcome acquisition, boolean autoExtended) {
+            long keyExpiryNanos, RoundOutcome acquisition) {
         this.engine = engine;
         this.ref = ref;
         this.token = token;
@@ -64,7 +65,22 @@ public final class DefaultLease implements Lease {
         this.deadlineNanos = deadlineNanos;
         this.keyExpiryNanos = keyExpiryNanos;
         this.acquisition = acquisition;
-        this.autoExtended = autoExtended;
+    }
+
+    /** Set once, before the lease is handed out. */
+    void autoExtended(boolean on) {
+        this.autoExtended = on;
+    }
+
+    /** Set once by a confirmed fencing round, before the lease is handed out. */
+    void fencingToken(long token) {
+        this.fencingToken = token;
+    }
+
+    @Override
+    public java.util.OptionalLong fencingToken() {
+        long t = fencingToken;
+        return t < 0 ? java.util.OptionalLong.empty() : java.util.OptionalLong.of(t);
     }
 
     @Override
@@ -366,6 +382,7 @@ public final class DefaultLease implements Lease {
     public String toString() {
         String s = state.get() == HELD ? "held" : state.get() == LOST ? "lost" : "released";
         return "Lease{lock=" + ref.name() + ", " + ref.policy() + ", token=" + Tokens.prefix(token) + "…, " + s
-                + (autoExtended ? ", auto-extended" : "") + ", remaining=" + remainingValidity().toMillis() + "ms}";
+                + (autoExtended ? ", auto-extended" : "") + (fencingToken >= 0 ? ", fencing=" + fencingToken : "")
+                + ", remaining=" + remainingValidity().toMillis() + "ms}";
     }
 }

@@ -47,6 +47,10 @@ public final class JedisNodeClient implements NodeClient {
     private final Ticker ticker;
     private final DefaultJedisClientConfig clientConfig;
     private final CircuitBreaker breaker;
+    private final Quarantine quarantine;
+    private final Quarantine.Identity identity;
+    private final long identityCheckNanos;
+    private boolean probed;
     private final long closeGraceNanos;
     private final long joinMillis;
 
@@ -69,8 +73,11 @@ public final class JedisNodeClient implements NodeClient {
     private boolean healthy = true;
     private final List<NodeOp> batch = new ArrayList<>();
 
-    public JedisNodeClient(NodeSpec spec, RedlockConfig config, String threadName) {
+    public JedisNodeClient(NodeSpec spec, RedlockConfig config, String threadName, Quarantine quarantine) {
         this.spec = spec;
+        this.quarantine = quarantine;
+        this.identity = new Quarantine.Identity(spec.name());
+        this.identityCheckNanos = config.identityCheckInterval().toNanos();
         this.ticker = config.ticker();
         int timeoutMs = (int) Math.min(Integer.MAX_VALUE, config.perNodeTimeout().toMillis());
         this.clientConfig = spec.client() != null ? null : DefaultJedisClientConfig.builder()
@@ -186,21 +193,44 @@ public final class JedisNodeClient implements NodeClient {
     }
 
     private void process(List<NodeOp> ops) {
+        // Drop what is already too late before connecting (no connect for nothing), and again after it: connecting
+        // may take up to the connect timeout.
+        int kept = dropLate(ops);
+        if (kept == 0) {
+            return;
+        }
         AbstractPipeline p;
         try {
-            // Connect first: connecting may take up to the connect timeout, and deadlines are checked after it.
             p = spec.client() == null ? ensurePipeline() : spec.client().pipelined();
+            if (!probed || System.nanoTime() - identity.checkedAtNanos > identityCheckNanos) {
+                probeIdentity();
+            }
         } catch (RuntimeException e) {
-            for (NodeOp op : ops) {
+            for (NodeOp op : ops.subList(0, kept)) {
                 finish(op, NodeStatus.ERROR, e);
             }
             markUnhealthy(e);
             return;
         }
+        kept = dropLate(ops.subList(0, kept));
+        try {
+            if (kept > 0) {
+                execute(p, ops.subList(0, kept));
+            }
+        } finally {
+            if (spec.client() != null) {
+                closeUserPipeline(p);
+            }
+        }
+    }
+
+    /** Answers the ops that must not be sent any more; compacts the rest to the front and returns how many. */
+    private int dropLate(List<NodeOp> ops) {
         long now = ticker.nanoTime();
         boolean overdue = closing && System.nanoTime() - closeDeadlineNanos > 0;
         int kept = 0;
-        for (NodeOp op : ops) {
+        for (int i = 0; i < ops.size(); i++) {
+            NodeOp op = ops.get(i);
             if (overdue || (closing && op.kind != NodeOp.Kind.RELEASE)) {
                 finish(op, NodeStatus.ERROR, new QuietException.NotSent("not sent: the Redlock client closed before "
                         + "this " + op.kind + " could be sent to " + spec.name()));
@@ -212,15 +242,7 @@ public final class JedisNodeClient implements NodeClient {
                 ops.set(kept++, op);
             }
         }
-        try {
-            if (kept > 0) {
-                execute(p, ops.subList(0, kept));
-            }
-        } finally {
-            if (spec.client() != null) {
-                closeUserPipeline(p);
-            }
-        }
+        return kept;
     }
 
     @SuppressWarnings("unchecked")
@@ -293,27 +315,52 @@ public final class JedisNodeClient implements NodeClient {
     }
 
     private static CommandArguments command(NodeOp op, boolean bySha) {
-        switch (op.kind) {
-            case ACQUIRE:
-                return new CommandArguments(Protocol.Command.SET).key(op.key).add(op.token)
-                        .add("NX").add("PX").add(op.ttlMillis);
-            case RELEASE:
-                return script(LuaScript.RELEASE, bySha, op).add(op.token);
-            case EXTEND:
-                return script(LuaScript.EXTEND, bySha, op).add(op.token).add(op.ttlMillis);
-            default:
-                throw new IllegalStateException("unknown op " + op.kind);
+        op.evalFallback = !bySha;
+        String[] args = op.arguments();
+        CommandArguments c = new CommandArguments(Protocol.Command.valueOf(args[0]));
+        // Mark the keys as keys, so a cluster-aware client routes the command to the right slot.
+        int firstKey = args[0].equals("SET") ? 1 : 3;
+        int keys = args[0].equals("SET") ? 1 : Integer.parseInt(args[2]);
+        for (int i = 1; i < args.length; i++) {
+            if (i >= firstKey && i < firstKey + keys) {
+                c.key(args[i]);
+            } else {
+                c.add(args[i]);
+            }
         }
+        return c;
     }
 
-    private static CommandArguments script(LuaScript script, boolean bySha, NodeOp op) {
-        return bySha
-                ? new CommandArguments(Protocol.Command.EVALSHA).add(script.sha1()).add(1).key(op.key)
-                : new CommandArguments(Protocol.Command.EVAL).add(script.source()).add(1).key(op.key);
+    /** Learns the node's run_id and uptime (and persistence, when trusted) for restart quarantine. */
+    private void probeIdentity() {
+        String info;
+        Boolean fsyncAlways = null;
+        if (spec.client() != null) {
+            info = spec.client().info();
+            if (quarantine.trustPersistent()) {
+                fsyncAlways = "always".equals(spec.client().configGet("appendfsync").get("appendfsync"));
+            }
+        } else {
+            Object raw = connection.executeCommand(new CommandArguments(Protocol.Command.INFO));
+            info = raw instanceof byte[] ? new String((byte[]) raw, java.nio.charset.StandardCharsets.UTF_8)
+                    : String.valueOf(raw);
+            if (quarantine.trustPersistent()) {
+                Object cfg = connection.executeCommand(new CommandArguments(Protocol.Command.CONFIG).add("GET")
+                        .add("appendfsync"));
+                fsyncAlways = cfg instanceof List && ((List<?>) cfg).size() == 2
+                        && "always".equals(new String((byte[]) ((List<?>) cfg).get(1),
+                                java.nio.charset.StandardCharsets.UTF_8));
+            }
+        }
+        quarantine.learn(identity, info, fsyncAlways);
+        probed = true;
     }
 
     private void finish(NodeOp op, NodeStatus status, Throwable error) {
         NodeBreaker.record(breaker, op, status, error, ticker.nanoTime());
+        if (status == NodeStatus.GRANTED && quarantine.quarantined(identity)) {
+            status = NodeStatus.QUARANTINED;
+        }
         if ((status == NodeStatus.ERROR || status == NodeStatus.TIMEOUT) && LOG.isDebugEnabled()) {
             LOG.debug("node {}: {} {} for key {}: {}", spec.name(), op.kind, status, op.key, String.valueOf(error));
         }
@@ -340,6 +387,12 @@ public final class JedisNodeClient implements NodeClient {
             }
             reconnectDelayNanos = 0;
             pipeline = new Pipeline(connection, false);
+            try {
+                probeIdentity(); // learn who is behind the new connection before counting its votes
+            } catch (RuntimeException e) {
+                discardConnection();
+                throw e;
+            }
         }
         return pipeline;
     }

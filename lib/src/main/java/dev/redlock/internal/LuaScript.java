@@ -19,6 +19,10 @@ public final class LuaScript {
     public static final LuaScript RELEASE = load("release.lua");
     /** Compare-and-expire: extends a key only while it holds the caller's token; never recreates it. */
     public static final LuaScript EXTEND = load("extend.lua");
+    /** SET NX PX that also returns the node's fencing counter when granted. */
+    public static final LuaScript ACQUIRE_FENCED = load("acquire_fenced.lua");
+    /** Raises the fencing counter to a candidate while the lock key still holds the caller's token. */
+    public static final LuaScript FENCE = load("fence.lua");
 
     private final String name;
     private final String source;

@@ -45,6 +45,15 @@ final class NioNodeClient implements NodeClient, NioLoop.Handler {
         }
     }
 
+    /** An identity probe ({@code INFO}, then {@code CONFIG GET appendfsync} when persistence is trusted). */
+    private static final class Probe {
+        final boolean fsync;
+
+        Probe(boolean fsync) {
+            this.fsync = fsync;
+        }
+    }
+
     /** One TCP connection and the commands sent on it that await their reply, in send order. */
     private final class Conn {
         final SocketChannel channel;
@@ -67,6 +76,12 @@ final class NioNodeClient implements NodeClient, NioLoop.Handler {
     private final NioLoop loop;
     private final Ticker ticker;
     private final CircuitBreaker breaker;
+    private final Quarantine quarantine;
+    private final Quarantine.Identity identity;
+    private final long identityCheckNanos;
+    /** The INFO text of a probe whose CONFIG GET reply is still to come (loop thread only). */
+    private String probedInfo;
+    private volatile boolean probeInFlight;
     private final long timeoutNanos;
     private final long connectTimeoutNanos;
     private final long maxReconnectDelayNanos;
@@ -84,9 +99,12 @@ final class NioNodeClient implements NodeClient, NioLoop.Handler {
     private volatile boolean closing;
     private volatile boolean closed;
 
-    NioNodeClient(NodeSpec spec, RedlockConfig config, NioLoop loop) {
+    NioNodeClient(NodeSpec spec, RedlockConfig config, NioLoop loop, Quarantine quarantine) {
         this.spec = spec;
         this.loop = loop;
+        this.quarantine = quarantine;
+        this.identity = new Quarantine.Identity(spec.name());
+        this.identityCheckNanos = config.identityCheckInterval().toNanos();
         this.ticker = config.ticker();
         this.breaker = NodeBreaker.create(spec.name(), config);
         this.timeoutNanos = config.perNodeTimeout().toNanos();
@@ -255,6 +273,14 @@ final class NioNodeClient implements NodeClient, NioLoop.Handler {
             c.awaiting.add(new Handshake("SELECT"));
             hello.put(Resp.encode("SELECT", Integer.toString(spec.database())));
         }
+        // Learn who the node is before any vote on this connection is counted: replies come back in order.
+        probeInFlight = true;
+        c.awaiting.add(new Probe(false));
+        hello.put(Resp.encode("INFO"));
+        if (quarantine.trustPersistent()) {
+            c.awaiting.add(new Probe(true));
+            hello.put(Resp.encode("CONFIG", "GET", "appendfsync"));
+        }
         hello.flip();
         while (hello.hasRemaining()) {
             c.channel.write(hello); // tiny; a fresh socket's buffer takes it at once
@@ -357,6 +383,10 @@ final class NioNodeClient implements NodeClient, NioLoop.Handler {
     }
 
     private void answer(Conn c, Object head, Object reply) {
+        if (head instanceof Probe) {
+            learn((Probe) head, reply);
+            return;
+        }
         if (head instanceof Handshake) {
             if (reply instanceof Resp.ErrorReply) {
                 throw new IllegalStateException(((Handshake) head).what + " rejected by " + spec.name() + ": "
@@ -386,8 +416,74 @@ final class NioNodeClient implements NodeClient, NioLoop.Handler {
         }
     }
 
+    /** Handles a probe reply; a node that refuses INFO or CONFIG is simply not learned about. */
+    private void learn(Probe probe, Object reply) {
+        if (reply instanceof Resp.ErrorReply) {
+            LOG.debug("node {}: identity probe refused: {}", spec.name(), reply);
+            probeInFlight = false;
+            return;
+        }
+        if (!probe.fsync) {
+            String info = new String((byte[]) reply, java.nio.charset.StandardCharsets.UTF_8);
+            if (quarantine.trustPersistent()) {
+                probedInfo = info; // completed by the CONFIG GET reply that follows
+                return;
+            }
+            quarantine.learn(identity, info, null);
+        } else {
+            Boolean always = null;
+            if (reply instanceof java.util.List && ((java.util.List<?>) reply).size() == 2) {
+                Object v = ((java.util.List<?>) reply).get(1);
+                always = v instanceof byte[] && "always".equals(new String((byte[]) v,
+                        java.nio.charset.StandardCharsets.UTF_8));
+            }
+            if (probedInfo != null) {
+                quarantine.learn(identity, probedInfo, always);
+                probedInfo = null;
+            }
+        }
+        probeInFlight = false;
+    }
+
+    /** Sends an identity probe on an open connection, if no other thread is writing right now (loop thread). */
+    private void probe(Conn c) {
+        if (!flushing.compareAndSet(false, true)) {
+            return; // try again next sweep
+        }
+        try {
+            ByteBuffer out = c.out;
+            out.compact();
+            try {
+                probeInFlight = true;
+                c.awaiting.add(new Probe(false));
+                out.put(Resp.encode("INFO"));
+                if (quarantine.trustPersistent()) {
+                    c.awaiting.add(new Probe(true));
+                    out.put(Resp.encode("CONFIG", "GET", "appendfsync"));
+                }
+            } finally {
+                out.flip();
+            }
+            while (out.hasRemaining()) {
+                if (c.channel.write(out) == 0) {
+                    c.key.interestOps(SelectionKey.OP_READ | SelectionKey.OP_WRITE);
+                    break;
+                }
+            }
+        } catch (IOException e) {
+            fail(c, NodeStatus.ERROR, e);
+        } finally {
+            flushing.set(false);
+        }
+    }
+
     @Override
     public void sweep(long now) {
+        Conn probed = conn;
+        if (probed != null && probed.open && !probed.broken && !probeInFlight
+                && now - identity.checkedAtNanos > identityCheckNanos) {
+            probe(probed);
+        }
         Conn c = conn;
         if (c != null && !c.broken) {
             if (!c.open) {
@@ -473,6 +569,9 @@ final class NioNodeClient implements NodeClient, NioLoop.Handler {
 
     private void finish(NodeOp op, NodeStatus status, Throwable error) {
         NodeBreaker.record(breaker, op, status, error, ticker.nanoTime());
+        if (status == NodeStatus.GRANTED && quarantine.quarantined(identity)) {
+            status = NodeStatus.QUARANTINED;
+        }
         if ((status == NodeStatus.ERROR || status == NodeStatus.TIMEOUT) && LOG.isDebugEnabled()) {
             LOG.debug("node {}: {} {} for key {}: {}", spec.name(), op.kind, status, op.key, String.valueOf(error));
         }

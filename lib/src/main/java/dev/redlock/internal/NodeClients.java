@@ -13,15 +13,15 @@ public final class NodeClients implements AutoCloseable {
     private final List<NodeClient> nodes;
     private final NioLoop loop;
 
-    public NodeClients(RedlockConfig config, String threadPrefix) {
+    public NodeClients(RedlockConfig config, String threadPrefix, Quarantine quarantine) {
         long tickMillis = Math.max(1, config.perNodeTimeout().toMillis() / 4);
         this.loop = new NioLoop(threadPrefix + "io", tickMillis);
         List<NodeClient> list = new ArrayList<>();
         for (NodeSpec spec : config.nodeSpecs()) {
             if (spec.client() == null && !spec.ssl()) {
-                list.add(new NioNodeClient(spec, config, loop));
+                list.add(new NioNodeClient(spec, config, loop, quarantine));
             } else {
-                list.add(new JedisNodeClient(spec, config, threadPrefix + "node-" + spec.name()));
+                list.add(new JedisNodeClient(spec, config, threadPrefix + "node-" + spec.name(), quarantine));
             }
         }
         this.nodes = List.copyOf(list);

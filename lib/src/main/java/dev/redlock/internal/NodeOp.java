@@ -15,13 +15,23 @@ public final class NodeOp {
         /** {@code release.lua}: compare-and-delete. */
         RELEASE,
         /** {@code extend.lua}: compare-and-expire. */
-        EXTEND
+        EXTEND,
+        /** {@code acquire_fenced.lua}: SET NX PX, returning the node's fencing counter when granted. */
+        ACQUIRE_FENCED,
+        /** {@code fence.lua}: raise the fencing counter to a candidate while the key still holds our token. */
+        FENCE
     }
 
     final Kind kind;
     final String key;
     final String token;
     final long ttlMillis;
+    /** The fencing counter's key, for the fenced kinds; null otherwise. */
+    final String counterKey;
+    /** The candidate fencing token of a {@link Kind#FENCE}. */
+    final long candidate;
+    /** The number a node answered besides its vote: its fencing counter, for {@link Kind#ACQUIRE_FENCED}. */
+    long value = -1;
     /** Ticker time after which sending is useless (the round gave up, or the key has expired anyway). */
     final long sendByNanos;
     private final Round round;
@@ -32,11 +42,14 @@ public final class NodeOp {
     /** Set after a NOSCRIPT reply: the next send uses EVAL with the script's source. */
     boolean evalFallback;
 
-    NodeOp(Kind kind, String key, String token, long ttlMillis, long sendByNanos, Round round, int index) {
+    NodeOp(Kind kind, String key, String token, long ttlMillis, long sendByNanos, Round round, int index,
+            String counterKey, long candidate) {
         this.kind = kind;
         this.key = key;
         this.token = token;
         this.ttlMillis = ttlMillis;
+        this.counterKey = counterKey;
+        this.candidate = candidate;
         this.sendByNanos = sendByNanos;
         this.round = round;
         this.index = index;
@@ -64,25 +77,39 @@ public final class NodeOp {
 
     /** Reports this node's answer to the round. */
     public void complete(NodeStatus status, Throwable error) {
-        round.onReply(index, status, error);
+        round.onReply(index, status, error, value);
     }
 
-    /** The command as RESP bytes: SET NX PX for an acquire, the script by SHA-1 (or source after NOSCRIPT). */
+    /** The command as RESP bytes: SET NX PX for a plain acquire, a script by SHA-1 (or source after NOSCRIPT). */
     byte[] encoded() {
+        return Resp.encode(arguments());
+    }
+
+    /** The arguments of this op's command, for clients that build their own (Jedis). */
+    String[] arguments() {
         switch (kind) {
             case ACQUIRE:
-                return Resp.encode("SET", key, token, "NX", "PX", Long.toString(ttlMillis));
+                return new String[] {"SET", key, token, "NX", "PX", Long.toString(ttlMillis)};
             case RELEASE:
-                return evalFallback
-                        ? Resp.encode("EVAL", LuaScript.RELEASE.source(), "1", key, token)
-                        : Resp.encode("EVALSHA", LuaScript.RELEASE.sha1(), "1", key, token);
+                return scriptArgs(LuaScript.RELEASE, 1, key, token);
             case EXTEND:
-                return evalFallback
-                        ? Resp.encode("EVAL", LuaScript.EXTEND.source(), "1", key, token, Long.toString(ttlMillis))
-                        : Resp.encode("EVALSHA", LuaScript.EXTEND.sha1(), "1", key, token, Long.toString(ttlMillis));
+                return scriptArgs(LuaScript.EXTEND, 1, key, token, Long.toString(ttlMillis));
+            case ACQUIRE_FENCED:
+                return scriptArgs(LuaScript.ACQUIRE_FENCED, 2, key, counterKey, token, Long.toString(ttlMillis));
+            case FENCE:
+                return scriptArgs(LuaScript.FENCE, 2, key, counterKey, token, Long.toString(candidate));
             default:
                 throw new IllegalStateException("unknown op " + kind);
         }
+    }
+
+    private String[] scriptArgs(LuaScript script, int keys, String... args) {
+        String[] all = new String[args.length + 3];
+        all[0] = evalFallback ? "EVAL" : "EVALSHA";
+        all[1] = evalFallback ? script.source() : script.sha1();
+        all[2] = Integer.toString(keys);
+        System.arraycopy(args, 0, all, 3, args.length);
+        return all;
     }
 
     /** Maps a raw Redis reply to this op's status. */
@@ -98,6 +125,16 @@ public final class NodeOp {
             throw new IllegalStateException("unexpected reply to SET NX: " + describe(reply));
         }
         long code = reply instanceof Long ? (Long) reply : Long.MIN_VALUE;
+        if (kind == Kind.ACQUIRE_FENCED) {
+            if (code >= 0) {
+                value = code;
+                return NodeStatus.GRANTED;
+            }
+            if (code == -1) {
+                return NodeStatus.TAKEN;
+            }
+            throw new IllegalStateException("unexpected reply to " + kind + ": " + describe(reply));
+        }
         if (code == 1) {
             return kind == Kind.RELEASE ? NodeStatus.RELEASED : NodeStatus.GRANTED;
         }

@@ -49,6 +49,7 @@ public final class QuorumEngine implements AutoCloseable {
     private final long perNodeTimeoutNanos;
     private final long minValidityNanos;
     private final Watchdog watchdog;
+    private final Quarantine quarantine;
     private final java.util.concurrent.atomic.AtomicLong lastWarn =
             new java.util.concurrent.atomic.AtomicLong(System.nanoTime() - TimeUnit.SECONDS.toNanos(2));
     /** Asynchronous acquisitions sleeping between rounds; failed by {@link #close()} so none waits forever. */
@@ -56,6 +57,12 @@ public final class QuorumEngine implements AutoCloseable {
     private volatile boolean closed;
 
     public QuorumEngine(RedlockConfig config, List<? extends NodeClient> nodes, ScheduledExecutorService scheduler) {
+        this(config, nodes, scheduler, new Quarantine(config));
+    }
+
+    public QuorumEngine(RedlockConfig config, List<? extends NodeClient> nodes, ScheduledExecutorService scheduler,
+            Quarantine quarantine) {
+        this.quarantine = quarantine;
         this.config = config;
         this.nodes = List.copyOf(nodes);
         List<String> n = new ArrayList<>(nodes.size());
@@ -122,6 +129,7 @@ public final class QuorumEngine implements AutoCloseable {
         boolean forever = waitNanos == FOREVER;
         long deadline = ticker.nanoTime() + (forever ? 0 : waitNanos);
         boolean interrupted = false;
+        quarantine.observeTtl(ttlMillis);
         try {
             for (int rounds = 1; ; rounds++) {
                 if (interruptible && Thread.interrupted()) {
@@ -161,15 +169,100 @@ public final class QuorumEngine implements AutoCloseable {
     private Attempt roundSync(LockRef ref, long ttlMillis, boolean autoExtend) {
         String token = Tokens.next();
         long t1 = ticker.nanoTime();
-        Round round = new Round(NodeOp.Kind.ACQUIRE, names, ref.policy().required(nodes.size()), t1, ticker)
-                .waitingThread(Thread.currentThread());
-        submitAll(round, ref.key(), token, ttlMillis, t1 + perNodeTimeoutNanos);
+        Round round = acquireRound(ref, t1).waitingThread(Thread.currentThread());
+        submitAcquire(round, ref, token, ttlMillis, t1 + perNodeTimeoutNanos);
         round.await(t1 + perNodeTimeoutNanos);
-        return evaluate(ref, round, token, ttlMillis, autoExtend);
+        Attempt a = evaluate(ref, round, token, ttlMillis);
+        if (a.lease != null && ref.fenced()) {
+            long candidate = round.maxValueAtDecision() + 1;
+            Round fence = fenceRound(a.lease, candidate).waitingThread(Thread.currentThread());
+            submitFence(fence, a.lease, candidate);
+            fence.await(fenceDeadline(fence, a.lease));
+            a = evaluateFence(a, fence, candidate);
+        }
+        return started(a, autoExtend);
+    }
+
+    private Round acquireRound(LockRef ref, long t1) {
+        NodeOp.Kind kind = ref.fenced() ? NodeOp.Kind.ACQUIRE_FENCED : NodeOp.Kind.ACQUIRE;
+        return new Round(kind, names, ref.policy().required(nodes.size()), t1, ticker);
+    }
+
+    private void submitAcquire(Round round, LockRef ref, String token, long ttlMillis, long sendBy) {
+        if (!ref.fenced()) {
+            submitAll(round, ref.key(), token, ttlMillis, sendBy);
+            return;
+        }
+        for (int i = 0; i < nodes.size(); i++) {
+            nodes.get(i).submit(round.op(i, ref.key(), ref.counterKey(), token, ttlMillis, 0, sendBy));
+        }
+        round.endSubmit();
+    }
+
+    // ------------------------------------------------------------------------------------------------ fencing
+
+    /**
+     * Round 2 of a fenced acquisition: on every node that still holds our key, raise the lock's counter to
+     * {@code candidate} (the largest counter our grants reported, plus one). Confirmed by a quorum within the
+     * lease's validity, {@code candidate} is larger than the token of every earlier lease of this lock.
+     */
+    private Round fenceRound(DefaultLease lease, long candidate) {
+        return new Round(NodeOp.Kind.FENCE, names, lease.policy().required(nodes.size()), ticker.nanoTime(), ticker);
+    }
+
+    private void submitFence(Round round, DefaultLease lease, long candidate) {
+        long sendBy = fenceDeadline(round, lease);
+        for (int i = 0; i < nodes.size(); i++) {
+            nodes.get(i).submit(round.op(i, lease.key(), lease.ref().counterKey(), lease.token(), 0, candidate,
+                    sendBy));
+        }
+        round.endSubmit();
+    }
+
+    private long fenceDeadline(Round round, DefaultLease lease) {
+        return earlier(round.startNanos() + perNodeTimeoutNanos, lease.deadlineNanos());
+    }
+
+    private Attempt evaluateFence(Attempt acquired, Round round, long candidate) {
+        DefaultLease lease = acquired.lease;
+        long decidedAt = round.decidedAtNanos();
+        int confirmed = round.yesAtDecision();
+        boolean inTime = decidedAt - lease.deadlineNanos() < 0;
+        if (confirmed >= round.need() && inTime) {
+            lease.fencingToken(candidate);
+            if (LOG.isDebugEnabled()) {
+                LOG.debug("lock '{}' token {}… fenced with {} by {}/{} nodes", lease.lockName(),
+                        Tokens.prefix(lease.token()), candidate, confirmed, round.need());
+            }
+            return acquired;
+        }
+        List<NodeOutcome> outcomes = round.outcomesAtDecision();
+        int unavailable = 0;
+        for (NodeOutcome o : outcomes) {
+            if (o.status().isUnavailable()) {
+                unavailable++;
+            }
+        }
+        FailureReason reason = !inTime ? FailureReason.VALIDITY_EXHAUSTED
+                : round.size() - unavailable < round.need() ? FailureReason.NOT_ENOUGH_NODES : FailureReason.BUSY;
+        RoundOutcome outcome = new RoundOutcome(lease.lockName(), lease.policy(), round.need(), outcomes, confirmed,
+                decidedAt - round.startNanos(), lease.deadlineNanos() - decidedAt, reason);
+        // Not fenced: the grant is worthless to a caller who asked for a token. Give it back everywhere.
+        lease.releaseAsync();
+        return new Attempt(outcome, null);
+    }
+
+    /** Hands out a won lease: the watchdog takes over auto-extended ones. */
+    private Attempt started(Attempt a, boolean autoExtend) {
+        if (a.lease != null && autoExtend) {
+            a.lease.autoExtended(true);
+            watchdog.start(a.lease);
+        }
+        return a;
     }
 
     /** Turns a decided acquire round into an outcome; a failed round is released on every node. */
-    private Attempt evaluate(LockRef ref, Round round, String token, long ttlMillis, boolean autoExtend) {
+    private Attempt evaluate(LockRef ref, Round round, String token, long ttlMillis) {
         long t1 = round.startNanos();
         long elapsed = round.decidedAtNanos() - t1;
         long ttlNanos = TimeUnit.MILLISECONDS.toNanos(ttlMillis);
@@ -194,11 +287,7 @@ public final class QuorumEngine implements AutoCloseable {
             releaseInBackground(round, ref.key(), token, t1 + ttlNanos);
             return new Attempt(outcome, null);
         }
-        DefaultLease lease = new DefaultLease(this, ref, token, ttlMillis, t1, t1 + validity, t1 + ttlNanos, outcome,
-                autoExtend);
-        if (autoExtend) {
-            watchdog.start(lease);
-        }
+        DefaultLease lease = new DefaultLease(this, ref, token, ttlMillis, t1, t1 + validity, t1 + ttlNanos, outcome);
         if (LOG.isDebugEnabled()) {
             LOG.debug("acquired lock '{}' token {}… {}/{} grants, validity {} ms", ref.name(), Tokens.prefix(token),
                     granted, round.need(), validity / 1_000_000);
@@ -243,6 +332,7 @@ public final class QuorumEngine implements AutoCloseable {
      */
     public CompletableFuture<AcquireResult> acquireAsync(LockRef ref, long ttlMillis, long waitNanos,
             boolean autoExtend) {
+        quarantine.observeTtl(ttlMillis);
         AsyncAcquisition a = new AsyncAcquisition(ref, ttlMillis, waitNanos, autoExtend);
         a.startRound();
         return a.future;
@@ -258,6 +348,9 @@ public final class QuorumEngine implements AutoCloseable {
         int rounds;
         String token;
         volatile ScheduledFuture<?> timer;
+        /** While round 2 of a fenced acquisition runs: the won round, and the candidate token. */
+        Attempt fencing;
+        long candidate;
 
         AsyncAcquisition(LockRef ref, long ttlMillis, long waitNanos, boolean autoExtend) {
             this.ref = ref;
@@ -279,15 +372,14 @@ public final class QuorumEngine implements AutoCloseable {
             rounds++;
             token = Tokens.next();
             long t1 = ticker.nanoTime();
-            Round round = new Round(NodeOp.Kind.ACQUIRE, names, ref.policy().required(nodes.size()), t1, ticker)
-                    .listener(this);
+            Round round = acquireRound(ref, t1).listener(this);
             try {
                 timer = scheduler.schedule(round::expire, perNodeTimeoutNanos, TimeUnit.NANOSECONDS);
             } catch (RejectedExecutionException e) {
                 failClosed();
                 return;
             }
-            submitAll(round, ref.key(), token, ttlMillis, t1 + perNodeTimeoutNanos);
+            submitAcquire(round, ref, token, ttlMillis, t1 + perNodeTimeoutNanos);
         }
 
         @Override
@@ -296,7 +388,22 @@ public final class QuorumEngine implements AutoCloseable {
             if (t != null) {
                 t.cancel(false);
             }
-            Attempt a = evaluate(ref, round, token, ttlMillis, autoExtend);
+            Attempt a;
+            if (fencing != null) {
+                a = evaluateFence(fencing, round, candidate);
+                fencing = null;
+            } else {
+                a = evaluate(ref, round, token, ttlMillis);
+                if (a.lease != null && ref.fenced() && !closed) {
+                    // Round 2: raise the fencing counters; this listener hears of it too.
+                    fencing = a;
+                    candidate = round.maxValueAtDecision() + 1;
+                    Round fence = fenceRound(a.lease, candidate).listener(this);
+                    timer = schedule(fence::expire, fenceDeadline(fence, a.lease) - ticker.nanoTime());
+                    submitFence(fence, a.lease, candidate);
+                    return;
+                }
+            }
             if (a.lease != null) {
                 if (closed) {
                     // Won while the client closed: give it back rather than hand out a lease nobody can release.
@@ -304,7 +411,7 @@ public final class QuorumEngine implements AutoCloseable {
                     failClosed();
                     return;
                 }
-                deliver(new AcquireResult(a.lease, a.outcome, rounds));
+                deliver(new AcquireResult(started(a, autoExtend).lease, a.outcome, rounds));
                 return;
             }
             if (closed) {
@@ -350,6 +457,7 @@ public final class QuorumEngine implements AutoCloseable {
 
     /** Extends on the caller's thread; see {@link DefaultLease#extend}. */
     RoundOutcome extendSync(DefaultLease lease, long ttlMillis) {
+        quarantine.observeTtl(ttlMillis);
         long t1 = ticker.nanoTime();
         long oldDeadline = lease.deadlineNanos();
         if (!lease.isValid()) {
@@ -365,6 +473,7 @@ public final class QuorumEngine implements AutoCloseable {
 
     /** Extends without blocking; {@code done} runs once, on a node I/O thread or the scheduler thread. */
     void extendAsync(DefaultLease lease, long ttlMillis, java.util.function.Consumer<RoundOutcome> done) {
+        quarantine.observeTtl(ttlMillis);
         long t1 = ticker.nanoTime();
         long oldDeadline = lease.deadlineNanos();
         if (!lease.isValid()) {

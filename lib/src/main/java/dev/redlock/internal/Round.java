@@ -33,6 +33,7 @@ public final class Round {
     private final NodeStatus[] live;
     private final Throwable[] errors;
     private final long[] latencies;
+    private final long[] values;
     private int answered;
     private int yes;
 
@@ -59,6 +60,7 @@ public final class Round {
         this.live = new NodeStatus[n];
         this.errors = new Throwable[n];
         this.latencies = new long[n];
+        this.values = new long[n];
     }
 
     /** Makes the calling thread the one {@link #await(long)} wakes; call before any op is submitted. */
@@ -87,7 +89,13 @@ public final class Round {
     }
 
     public NodeOp op(int index, String key, String token, long ttlMillis, long sendByNanos) {
-        return new NodeOp(kind, key, token, ttlMillis, sendByNanos, this, index);
+        return new NodeOp(kind, key, token, ttlMillis, sendByNanos, this, index, null, 0);
+    }
+
+    /** An op of a fenced kind, which also names the lock's fencing counter (and, to fence, the candidate). */
+    public NodeOp op(int index, String key, String counterKey, String token, long ttlMillis, long candidate,
+            long sendByNanos) {
+        return new NodeOp(kind, key, token, ttlMillis, sendByNanos, this, index, counterKey, candidate);
     }
 
     private boolean positive(NodeStatus s) {
@@ -98,7 +106,7 @@ public final class Round {
         return s == NodeStatus.GRANTED;
     }
 
-    void onReply(int index, NodeStatus status, Throwable error) {
+    void onReply(int index, NodeStatus status, Throwable error, long value) {
         long now = ticker.nanoTime();
         boolean decidedNow;
         CompletableFuture<Round> all = null;
@@ -108,6 +116,7 @@ public final class Round {
             }
             live[index] = status;
             errors[index] = error;
+            values[index] = value;
             latencies[index] = now - startNanos;
             answered++;
             if (positive(status)) {
@@ -229,6 +238,20 @@ public final class Round {
 
     public int size() {
         return live.length;
+    }
+
+    /**
+     * The largest number answered by a node that counted as positive at the decision (the fencing counters of an
+     * {@link NodeOp.Kind#ACQUIRE_FENCED} round), or -1 if none.
+     */
+    public synchronized long maxValueAtDecision() {
+        long max = -1;
+        for (int i = 0; i < frozen.length; i++) {
+            if (positive(frozen[i])) {
+                max = Math.max(max, values[i]);
+            }
+        }
+        return max;
     }
 
     /** Positive answers at the decision. */

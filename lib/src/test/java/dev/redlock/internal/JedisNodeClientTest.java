@@ -17,7 +17,7 @@ class JedisNodeClientTest extends NodeClientContractTest {
 
     @Override
     NodeClient newNode(NodeSpec spec, RedlockConfig config) {
-        JedisNodeClient n = new JedisNodeClient(spec, config, "redlock-test-node");
+        JedisNodeClient n = new JedisNodeClient(spec, config, "redlock-test-node", new Quarantine(config));
         n.start();
         return n;
     }

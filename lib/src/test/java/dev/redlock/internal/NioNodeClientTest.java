@@ -17,7 +17,7 @@ class NioNodeClientTest extends NodeClientContractTest {
     @Override
     NodeClient newNode(NodeSpec spec, RedlockConfig config) {
         loop = new NioLoop("redlock-test-io", 10);
-        NioNodeClient n = new NioNodeClient(spec, config, loop);
+        NioNodeClient n = new NioNodeClient(spec, config, loop, new Quarantine(config));
         loop.start();
         n.start();
         return n;

@@ -41,7 +41,7 @@ abstract class NodeClientContractTest {
         }
         server.flushAll();
         RedlockConfig config = RedlockConfig.builder().nodes(server.uri())
-                .perNodeTimeout(Duration.ofMillis(200)).build();
+                .perNodeTimeout(Duration.ofMillis(200)).restartQuarantine(false).build();
         node = newNode(NodeSpec.parse("nodes[0]", server.uri()), config);
     }
 

@@ -142,6 +142,34 @@ class QuorumEngineTest {
     }
 
     @Test
+    void fencingRoundThatMissesItsQuorumFailsTheAcquisitionAndReleasesEverywhere() throws InterruptedException {
+        List<FakeNode> nodes = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            int n = i;
+            nodes.add(new FakeNode("n" + i, op -> {
+                switch (op.kind()) {
+                    case ACQUIRE_FENCED:
+                        return NodeStatus.GRANTED;
+                    case FENCE:
+                        return n < 3 ? NodeStatus.ERROR : NodeStatus.GRANTED;
+                    default:
+                        return NodeStatus.RELEASED;
+                }
+            }, () -> { }));
+        }
+        LockRef fenced = new LockRef("l", "redlock:{l}", QuorumPolicy.MAJORITY, true);
+        AcquireResult r = engine(nodes).acquire(fenced, TTL_MS, 0, false, false);
+        assertFalse(r.acquired(), r::toString);
+        assertEquals(FailureReason.NOT_ENOUGH_NODES, r.reason());
+        for (FakeNode n : nodes) {
+            assertEquals(1, n.count(NodeOp.Kind.ACQUIRE_FENCED));
+            assertEquals(1, n.count(NodeOp.Kind.FENCE));
+            assertEquals(1, n.count(NodeOp.Kind.RELEASE), n.name + " must get the release");
+            assertEquals("redlock:{l}:fence", n.received.get(1).counterKey);
+        }
+    }
+
+    @Test
     void quorumIsOfConfiguredNodes() {
         assertEquals(3, QuorumPolicy.MAJORITY.required(5));
         assertEquals(3, QuorumPolicy.MAJORITY.required(4));

@@ -19,7 +19,9 @@ final class OurContender implements Contender {
     OurContender(QuorumPolicy policy, List<String> uris, Duration perNodeTimeout, Duration lease) {
         this.policy = policy;
         this.lease = lease;
-        this.client = RedlockClient.create(RedlockConfig.builder().nodes(uris).perNodeTimeout(perNodeTimeout).build());
+        // Restart quarantine off: the masters were started moments before the run, and would not count at first.
+        this.client = RedlockClient.create(RedlockConfig.builder().nodes(uris).perNodeTimeout(perNodeTimeout)
+                .restartQuarantine(false).build());
     }
 
     @Override
@@ -38,7 +40,8 @@ final class OurContender implements Contender {
         return "one RedlockClient over " + c.nodeNames().size() + " nodes; " + (policy == QuorumPolicy.MAJORITY
                 ? "client.redLock(name)" : "client.multiLock(name)")
                 + "; lock.tryAcquire(wait, " + lease.toSeconds() + " s) then lease.release(); perNodeTimeout "
-                + c.perNodeTimeout().toMillis() + " ms, connectTimeout " + c.connectTimeout().toMillis()
+                + c.perNodeTimeout().toMillis() + " ms, restartQuarantine off (fresh masters), connectTimeout "
+                + c.connectTimeout().toMillis()
                 + " ms, retryDelay " + c.retryDelay().toMillis() + " ms +/- " + Math.round(c.retryJitter() * 100)
                 + "%, driftFactor " + c.driftFactor() + ", circuitOpenDuration "
                 + c.circuitOpenDuration().toMillis() + " ms, everything else default";

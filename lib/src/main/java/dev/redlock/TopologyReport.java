@@ -1,0 +1,90 @@
+package dev.redlock;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * What a topology check found: returned by {@link RedlockClient#check()} and computed when a client is created with
+ * {@link RedlockConfig#checkTopology()} on.
+ *
+ * <p>Each warning is a sentence that names the node(s) or the settings it is about. Warnings come in two kinds:
+ * {@linkplain #problems() problems} (two nodes that are one server, replicas, an eviction policy that can drop lock
+ * keys, an even or too small N, a lease time that leaves little validity), on which
+ * {@link RedlockConfig#strictTopology()} fails; and {@linkplain #unchecked() things that could not be checked} (a node
+ * that cannot be reached, a setting the node would not report), which are logged but never fail strict mode, since
+ * nodes may legitimately be down when a client starts.
+ *
+ * <p>Immutable and thread-safe.
+ */
+public final class TopologyReport {
+
+    private final List<String> problems;
+    private final List<String> unchecked;
+    private final List<String> warnings;
+
+    private TopologyReport(List<String> problems, List<String> unchecked) {
+        this.problems = List.copyOf(problems);
+        this.unchecked = List.copyOf(unchecked);
+        List<String> all = new ArrayList<>(this.problems);
+        all.addAll(this.unchecked);
+        this.warnings = List.copyOf(all);
+    }
+
+    /**
+     * Creates a report. For the library's own use and for tests.
+     *
+     * @param problems warnings that {@link RedlockConfig#strictTopology()} fails on
+     * @param unchecked warnings about what could not be checked (unreachable node, unreadable setting)
+     * @return the report
+     */
+    public static TopologyReport of(List<String> problems, List<String> unchecked) {
+        return new TopologyReport(problems, unchecked);
+    }
+
+    /**
+     * Returns every warning: the {@linkplain #problems() problems} first, then what could not be
+     * {@linkplain #unchecked() checked}.
+     *
+     * @return an unmodifiable list, empty if the check found nothing
+     */
+    public List<String> warnings() {
+        return warnings;
+    }
+
+    /**
+     * Returns the warnings that {@link RedlockConfig#strictTopology()} turns into failures: everything except what
+     * could not be checked.
+     *
+     * @return an unmodifiable list
+     */
+    public List<String> problems() {
+        return problems;
+    }
+
+    /**
+     * Returns the warnings about what could not be checked: a node that could not be reached ("cannot check"), or
+     * a setting it would not report. These never fail strict mode.
+     *
+     * @return an unmodifiable list
+     */
+    public List<String> unchecked() {
+        return unchecked;
+    }
+
+    /**
+     * Returns whether the check found nothing at all to warn about.
+     *
+     * @return true if there are no warnings
+     */
+    public boolean isClean() {
+        return warnings.isEmpty();
+    }
+
+    @Override
+    public String toString() {
+        if (isClean()) {
+            return "TopologyReport{clean}";
+        }
+        return "TopologyReport{" + warnings.size() + " warning(s): " + String.join("; ", warnings) + "}";
+    }
+}

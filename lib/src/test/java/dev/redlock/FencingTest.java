@@ -1,0 +1,114 @@
+package dev.redlock;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/** Fencing tokens: strictly increasing across holders, clients, threads and node failures. */
+class FencingTest extends RedisBackedTest {
+
+    private static long token(Lease lease) {
+        return lease.fencingToken().orElseThrow();
+    }
+
+    @Test
+    void successiveHoldersGetStrictlyIncreasingTokens() throws Exception {
+        String name = uniqueName("fenced");
+        List<QuorumLock> locks = List.of(client().redLock(name).fenced(), client().redLock(name).fenced(),
+                client().multiLock(name).fenced());
+        long last = 0;
+        for (int i = 0; i < 30; i++) {
+            try (Lease lease = locks.get(i % 3).tryAcquire(Duration.ofSeconds(5), Duration.ofSeconds(10))
+                    .orElseThrow()) {
+                long t = token(lease);
+                assertTrue(t > last, "token " + t + " after " + last);
+                last = t;
+            }
+        }
+        QuorumLock plain = client().redLock(name);
+        assertFalse(plain.isFenced());
+        try (Lease lease = plain.tryAcquire(Duration.ofSeconds(5), Duration.ofSeconds(10)).orElseThrow()) {
+            assertTrue(lease.fencingToken().isEmpty(), "plain locks stay one round and carry no token");
+        }
+        // The counter lives next to the key, under the same hash tag.
+        String counter = locks.get(0).key() + ":fence";
+        assertEquals(Long.toString(last), node(0).get(counter));
+    }
+
+    @Test
+    void tokensIncreaseInAcquisitionOrderUnderContention() throws Exception {
+        String name = uniqueName("fenced-contended");
+        List<long[]> grants = Collections.synchronizedList(new ArrayList<>());
+        ExecutorService pool = Executors.newFixedThreadPool(8);
+        try {
+            List<Future<?>> done = new ArrayList<>();
+            for (int t = 0; t < 8; t++) {
+                QuorumLock lock = client().redLock(name).fenced();
+                done.add(pool.submit(() -> {
+                    for (int i = 0; i < 20; i++) {
+                        Lease lease = lock.tryAcquire(Duration.ofSeconds(30), Duration.ofSeconds(10)).orElseThrow();
+                        grants.add(new long[] {System.nanoTime(), token(lease)});
+                        lease.release();
+                    }
+                    return null;
+                }));
+            }
+            for (Future<?> f : done) {
+                f.get(5, TimeUnit.MINUTES);
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        grants.sort((a, b) -> Long.compare(a[0], b[0]));
+        for (int i = 1; i < grants.size(); i++) {
+            assertTrue(grants.get(i)[1] > grants.get(i - 1)[1], "inversion at " + i);
+        }
+        assertEquals(160, grants.size());
+    }
+
+    @Test
+    void tokensKeepIncreasingAcrossMinorityNodeLossAndRestart() throws Exception {
+        QuorumLock lock = client(b -> b.perNodeTimeout(Duration.ofMillis(100))).redLock(uniqueName("fenced-kill"))
+                .fenced();
+        long last = 0;
+        for (int phase = 0; phase < 3; phase++) {
+            if (phase == 1) {
+                node(0).kill();
+                node(3).kill();
+            } else if (phase == 2) {
+                node(0).restart(); // without persistence: their counters are gone,
+                node(3).restart(); // but every quorum still includes a node that kept its counter
+            }
+            for (int i = 0; i < 10; i++) {
+                try (Lease lease = lock.tryAcquire(Duration.ofSeconds(5), Duration.ofSeconds(10)).orElseThrow()) {
+                    long t = token(lease);
+                    assertTrue(t > last, "phase " + phase + ": token " + t + " after " + last);
+                    last = t;
+                }
+            }
+        }
+    }
+
+    @Test
+    void withLockCanFence() throws Exception {
+        RedlockClient c = client();
+        String name = uniqueName("fenced-with");
+        Lease before = c.redLock(name).fenced().tryAcquire(Duration.ZERO, Duration.ofSeconds(5)).orElseThrow();
+        long t0 = token(before);
+        before.release();
+        assertTrue(c.withLock(name, LockOptions.defaults().fenced(true), () -> { }));
+        Lease after = c.redLock(name).fenced().tryAcquire(Duration.ZERO, Duration.ofSeconds(5)).orElseThrow();
+        assertEquals(t0 + 2, token(after), "withLock's fenced lease took the token in between");
+        after.release();
+    }
+}

@@ -1,0 +1,235 @@
+package dev.redlock;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import redis.clients.jedis.ClientSetInfoConfig;
+import redis.clients.jedis.DefaultJedisClientConfig;
+import redis.clients.jedis.Jedis;
+import redis.clients.jedis.RedisClient;
+
+/** Topology checks against real nodes: duplicates, replicas, eviction policy, N, lease time, unreachable nodes. */
+class TopologyCheckTest extends RedisBackedTest {
+
+    private static final Duration AWAIT = Duration.ofSeconds(15);
+
+    private final List<AutoCloseable> owned = new ArrayList<>();
+
+    @AfterEach
+    void closeOwned() throws Exception {
+        for (int i = owned.size() - 1; i >= 0; i--) {
+            owned.get(i).close();
+        }
+        owned.clear();
+    }
+
+    /** The test settings of {@link #config()}, over the given nodes only. */
+    private static RedlockConfig.Builder over(List<String> uris) {
+        return RedlockConfig.builder()
+                .nodes(uris)
+                .restartQuarantine(false)
+                .perNodeTimeout(Duration.ofMillis(200))
+                .leaseTime(Duration.ofSeconds(10));
+    }
+
+    private RedlockClient create(RedlockConfig.Builder b) {
+        RedlockClient c = RedlockClient.create(b.build());
+        owned.add(c);
+        return c;
+    }
+
+    /** The name a URI node of {@code node(i)} has in outcomes and warnings. */
+    private static String name(int i) {
+        return node(i).host() + ":" + node(i).port();
+    }
+
+    private static String info(int i, String section) {
+        try (Jedis jedis = node(i).client()) {
+            return jedis.info(section);
+        }
+    }
+
+    private static String policy(Jedis admin) {
+        return admin.configGet("maxmemory-policy").get("maxmemory-policy");
+    }
+
+    private static Set<Thread> libraryThreads() {
+        return Thread.getAllStackTraces().keySet().stream()
+                .filter(Thread::isAlive)
+                .filter(t -> t.getName().startsWith("redlock-"))
+                .collect(Collectors.toSet());
+    }
+
+    @Test
+    void cleanSetupHasNoWarnings() {
+        // Strict: creation itself would throw on any problem.
+        RedlockClient client = client(b -> b.checkTopology(true).strictTopology(true));
+        TopologyReport report = client.check();
+        assertTrue(report.isClean(), report::toString);
+        assertEquals(List.of(), report.warnings());
+        assertEquals(List.of(), report.problems());
+        assertEquals(List.of(), report.unchecked());
+        assertEquals("TopologyReport{clean}", report.toString());
+    }
+
+    @Test
+    void sameServerUnderTwoNamesIsReported() {
+        int port = node(0).port();
+        RedlockClient client = create(over(List.of("redis://127.0.0.1:" + port, REDIS.uris().get(1),
+                "redis://localhost:" + port)).checkTopology(false));
+        TopologyReport report = client.check();
+        assertEquals(1, report.warnings().size(), report::toString);
+        String w = report.problems().get(0);
+        assertTrue(w.contains("127.0.0.1:" + port) && w.contains("localhost:" + port)
+                && w.contains("same Redis server") && w.contains("run_id"), w);
+        assertFalse(w.contains(name(1)), w);
+    }
+
+    @Test
+    void userClientOnTheSameServerAsAUriNodeIsReported() {
+        RedisClient mine = RedisClient.builder()
+                .hostAndPort(node(2).host(), node(2).port())
+                .clientConfig(DefaultJedisClientConfig.builder()
+                        .autoNegotiateProtocol(false)
+                        .clientSetInfoConfig(ClientSetInfoConfig.DISABLED)
+                        .build())
+                .build();
+        owned.add(mine);
+        RedlockClient client = create(over(List.of(REDIS.uris().get(0), REDIS.uris().get(2)))
+                .node("mine", mine)
+                .checkTopology(false));
+        TopologyReport report = client.check();
+        assertEquals(1, report.warnings().size(), report::toString);
+        String w = report.warnings().get(0);
+        assertTrue(w.contains(name(2) + " and mine") && w.contains("same Redis server"), w);
+    }
+
+    @Test
+    void evictingPolicyIsReportedNamingTheNode() {
+        RedlockClient client = client(b -> b.checkTopology(false));
+        try (Jedis admin = node(1).client()) {
+            String before = policy(admin);
+            try {
+                admin.configSet("maxmemory-policy", "allkeys-lru");
+                TopologyReport report = client.check();
+                assertEquals(1, report.warnings().size(), report::toString);
+                String w = report.problems().get(0);
+                assertTrue(w.contains("node " + name(1)) && w.contains("allkeys-lru")
+                        && w.contains("can evict any key"), w);
+
+                // volatile-*: lock keys have a TTL, so they can be evicted too; the message is softer.
+                admin.configSet("maxmemory-policy", "volatile-ttl");
+                report = client.check();
+                assertEquals(1, report.warnings().size(), report::toString);
+                w = report.problems().get(0);
+                assertTrue(w.contains("node " + name(1)) && w.contains("volatile-ttl")
+                        && w.contains("may evict lock keys under memory pressure"), w);
+            } finally {
+                admin.configSet("maxmemory-policy", before);
+            }
+        }
+        assertTrue(client.check().isClean());
+    }
+
+    @Test
+    void replicaAndItsMasterAreBothReported() {
+        RedlockClient client = client(b -> b.checkTopology(false));
+        try (Jedis replica = node(4).client()) {
+            try {
+                replica.replicaof(node(3).host(), node(3).port());
+                // The replica's role changes at once; the master counts it once it asked to sync.
+                await().atMost(AWAIT).until(() -> info(3, "replication").contains("connected_slaves:1"));
+
+                TopologyReport report = client.check();
+                assertEquals(2, report.warnings().size(), report::toString);
+                assertTrue(report.problems().stream().anyMatch(w -> w.startsWith("node " + name(4)
+                        + " is a replica (of " + name(3) + ")")), report::toString);
+                assertTrue(report.problems().stream().anyMatch(w -> w.startsWith("node " + name(3)
+                        + " has 1 connected replica(s)")), report::toString);
+            } finally {
+                replica.replicaofNoOne();
+                await().atMost(AWAIT).until(() -> info(3, "replication").contains("connected_slaves:0")
+                        && info(4, "replication").contains("role:master"));
+            }
+        }
+        assertTrue(client.check().isClean());
+    }
+
+    @Test
+    void strictModeFailsCreationWithoutLeavingThreadsAndFailsCheck() {
+        Set<Thread> before = libraryThreads();
+        try (Jedis admin = node(2).client()) {
+            String policy = policy(admin);
+            try {
+                admin.configSet("maxmemory-policy", "allkeys-random");
+                IllegalStateException e = assertThrows(IllegalStateException.class,
+                        () -> create(config().strictTopology(true)));
+                assertTrue(e.getMessage().contains("node " + name(2)) && e.getMessage().contains("allkeys-random"),
+                        e.getMessage());
+                Set<Thread> left = libraryThreads();
+                left.removeAll(before);
+                assertEquals(Set.of(), left, "threads of the failed client");
+
+                // A strict client that started clean fails check() once a problem appears.
+                admin.configSet("maxmemory-policy", policy);
+                RedlockClient client = create(config().strictTopology(true));
+                admin.configSet("maxmemory-policy", "allkeys-random");
+                IllegalStateException later = assertThrows(IllegalStateException.class, client::check);
+                assertTrue(later.getMessage().contains("node " + name(2)), later.getMessage());
+            } finally {
+                admin.configSet("maxmemory-policy", policy);
+            }
+        }
+    }
+
+    @Test
+    void evenOrSmallNodeCountAndShortLeaseAreReported() {
+        TopologyReport four = create(over(REDIS.uris().subList(0, 4)).checkTopology(false)).check();
+        assertEquals(1, four.warnings().size(), four::toString);
+        assertTrue(four.problems().get(0).contains("4 nodes configured: an even N"), four::toString);
+
+        TopologyReport two = create(over(REDIS.uris().subList(0, 2)).checkTopology(false)).check();
+        assertEquals(1, two.warnings().size(), two::toString);
+        assertTrue(two.problems().get(0).contains("at least 3"), two::toString);
+
+        // 1000 - (10 + 2) drift - 200 = 788 ms left, below 10 x 200 ms.
+        TopologyReport shortLease = create(over(REDIS.uris()).leaseTime(Duration.ofSeconds(1)).checkTopology(false))
+                .check();
+        assertEquals(1, shortLease.warnings().size(), shortLease::toString);
+        String w = shortLease.problems().get(0);
+        assertTrue(w.contains("leaseTime 1000 ms leaves 788 ms") && w.contains("drift 12 ms")
+                && w.contains("perNodeTimeout 200 ms") && w.contains("(2000 ms)"), w);
+    }
+
+    @Test
+    void unreachableNodeIsReportedButNeverFailsStrictMode() throws IOException {
+        int closedPort;
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            closedPort = s.getLocalPort();
+        }
+        List<String> uris = new ArrayList<>(REDIS.uris().subList(0, 4));
+        uris.add("redis://127.0.0.1:" + closedPort);
+        RedlockClient client = create(over(uris).strictTopology(true)); // does not throw
+
+        TopologyReport report = client.check(); // nor does this
+        assertFalse(report.isClean());
+        assertEquals(List.of(), report.problems(), report::toString);
+        assertEquals(1, report.unchecked().size(), report::toString);
+        assertTrue(report.unchecked().get(0).startsWith("node 127.0.0.1:" + closedPort + ": cannot check"),
+                report::toString);
+        assertEquals(report.unchecked(), report.warnings());
+    }
+}
