@@ -9,7 +9,6 @@ import dev.redlock.RedlockClient;
 import dev.redlock.chaos.cluster.ChaosCluster;
 import dev.redlock.chaos.resource.FencedRegister;
 import java.time.Duration;
-import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.Test;
 
 /** A paused holder's late write is rejected by a resource that checks fencing tokens. */
@@ -26,7 +25,7 @@ class FencedResourceTest {
             long staleToken = first.fencingToken().orElseThrow();
 
             // A stops (a long GC pause) past its validity; B takes the lock and writes.
-            LockSupport.parkNanos(Duration.ofMillis(700).toNanos());
+            ChaosTestBase.pause(Duration.ofMillis(700));
             Lease second = b.redLock("resource").fenced().tryAcquire(Duration.ofSeconds(5), Duration.ofSeconds(5))
                     .orElseThrow();
             long freshToken = second.fencingToken().orElseThrow();

@@ -18,7 +18,6 @@ import java.util.List;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.Test;
 
 /** Scenarios 3, 9 and 10: stalled nodes and a stalled holder. */
@@ -109,7 +108,7 @@ class PauseScenariosTest extends ChaosTestBase {
             });
 
             // A "stop-the-world" pause of the holder, longer than its validity.
-            LockSupport.parkNanos(gcPause.toNanos());
+            pause(gcPause);
 
             assertFalse(held.isValid(), "after the pause the lease is already invalid");
             assertThrows(LockLostException.class, held::checkValid, "checkValid stops A before it acts");
