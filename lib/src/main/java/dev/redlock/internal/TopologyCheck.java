@@ -160,22 +160,9 @@ public final class TopologyCheck {
             }, facts, unchecked);
             return facts;
         }
-        int connectMs = (int) Math.min(Integer.MAX_VALUE, config.connectTimeout().toMillis());
-        int socketMs = (int) Math.min(Integer.MAX_VALUE,
-                Math.max(config.perNodeTimeout().toMillis(), MIN_SOCKET_TIMEOUT_MS));
-        DefaultJedisClientConfig clientConfig = DefaultJedisClientConfig.builder()
-                .connectionTimeoutMillis(connectMs)
-                .socketTimeoutMillis(socketMs)
-                .user(spec.user())
-                .password(spec.password())
-                .database(spec.database())
-                .ssl(spec.ssl())
-                .clientSetInfoConfig(ClientSetInfoConfig.DISABLED)
-                .autoNegotiateProtocol(false)
-                .build();
         Jedis jedis;
         try {
-            jedis = new Jedis(new HostAndPort(spec.host(), spec.port()), clientConfig);
+            jedis = new Jedis(new HostAndPort(spec.host(), spec.port()), clientConfig(spec, config));
         } catch (RuntimeException e) {
             unchecked.add(unreachable(spec.name(), e));
             return facts;
@@ -201,6 +188,27 @@ public final class TopologyCheck {
             }
         }
         return facts;
+    }
+
+    /**
+     * A plain, short-lived connection: RESP2 without handshake, like the nodes' own connections, and a socket timeout
+     * of at least a second, since INFO is slower than a SET and this is not a lock round.
+     */
+    @SuppressWarnings("deprecation") // ssl(boolean): the same TLS setup as JedisNodeClient's connections
+    private static DefaultJedisClientConfig clientConfig(NodeSpec spec, RedlockConfig config) {
+        int connectMs = (int) Math.min(Integer.MAX_VALUE, config.connectTimeout().toMillis());
+        int socketMs = (int) Math.min(Integer.MAX_VALUE,
+                Math.max(config.perNodeTimeout().toMillis(), MIN_SOCKET_TIMEOUT_MS));
+        return DefaultJedisClientConfig.builder()
+                .connectionTimeoutMillis(connectMs)
+                .socketTimeoutMillis(socketMs)
+                .user(spec.user())
+                .password(spec.password())
+                .database(spec.database())
+                .ssl(spec.ssl())
+                .clientSetInfoConfig(ClientSetInfoConfig.DISABLED)
+                .autoNegotiateProtocol(false)
+                .build();
     }
 
     /**
