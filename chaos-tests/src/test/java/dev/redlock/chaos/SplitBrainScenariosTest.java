@@ -50,6 +50,22 @@ class SplitBrainScenariosTest extends ChaosTestBase {
         return lease;
     }
 
+    /** Releases both leases, records both operations, and checks the history. */
+    private static Run releaseAndCheck(String name, ChaosCluster cluster, History history, long origin,
+            Op.Builder first, Lease held, Op.Builder other, Lease second) {
+        history.add(first.deadlineNanos(held.deadlineNanos()).releaseNanos(System.nanoTime()).build());
+        held.release();
+        if (second != null) {
+            history.add(other.releaseNanos(System.nanoTime()).build());
+            second.release();
+        } else {
+            history.add(other.build());
+        }
+        Run run = finish(name, history, null, List.of(new MutualExclusionChecker(), new LostLeaseChecker()), origin);
+        assertNoLeftovers(cluster, LEASE);
+        return run;
+    }
+
     /** Records an acquisition attempt of {@code client} into {@code history}. */
     private static Op.Builder attempt(History history, int client, QuorumLock lock, Lease[] out, Duration ttl)
             throws InterruptedException {
@@ -101,18 +117,7 @@ class SplitBrainScenariosTest extends ChaosTestBase {
             Lease[] second = new Lease[1];
             Op.Builder other = attempt(history, 1, b.redLock(name), second, ttl);
             assertTrue(held.isValid(), "A's lease is still valid by its own clock");
-            history.add(first.deadlineNanos(held.deadlineNanos()).releaseNanos(System.nanoTime()).build());
-            held.release();
-            if (second[0] != null) {
-                history.add(other.releaseNanos(System.nanoTime()).build());
-                second[0].release();
-            } else {
-                history.add(other.build());
-            }
-            Run run = finish(name, history, null, List.of(new MutualExclusionChecker(), new LostLeaseChecker()),
-                    origin);
-            assertNoLeftovers(cluster, LEASE);
-            return run;
+            return releaseAndCheck(name, cluster, history, origin, first, held, other, second[0]);
         }
     }
 
@@ -166,18 +171,7 @@ class SplitBrainScenariosTest extends ChaosTestBase {
             }
             Lease[] second = new Lease[1];
             Op.Builder other = attempt(history, 1, b.redLock(name), second, LEASE);
-            history.add(first.deadlineNanos(held.deadlineNanos()).releaseNanos(System.nanoTime()).build());
-            held.release();
-            if (second[0] != null) {
-                history.add(other.releaseNanos(System.nanoTime()).build());
-                second[0].release();
-            } else {
-                history.add(other.build());
-            }
-            Run run = finish(name, history, null, List.of(new MutualExclusionChecker(), new LostLeaseChecker()),
-                    origin);
-            assertNoLeftovers(cluster, LEASE);
-            return run;
+            return releaseAndCheck(name, cluster, history, origin, first, held, other, second[0]);
         }
     }
 

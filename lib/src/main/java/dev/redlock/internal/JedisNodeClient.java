@@ -14,7 +14,6 @@ import java.util.concurrent.locks.LockSupport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import redis.clients.jedis.AbstractPipeline;
-import redis.clients.jedis.ClientSetInfoConfig;
 import redis.clients.jedis.CommandArguments;
 import redis.clients.jedis.Connection;
 import redis.clients.jedis.DefaultJedisClientConfig;
@@ -80,18 +79,9 @@ public final class JedisNodeClient implements NodeClient {
         this.identityCheckNanos = config.identityCheckInterval().toNanos();
         this.ticker = config.ticker();
         int timeoutMs = (int) Math.min(Integer.MAX_VALUE, config.perNodeTimeout().toMillis());
-        this.clientConfig = spec.client() != null ? null : DefaultJedisClientConfig.builder()
-                .connectionTimeoutMillis((int) Math.min(Integer.MAX_VALUE, config.connectTimeout().toMillis()))
-                .socketTimeoutMillis(timeoutMs)
-                .user(spec.user())
-                .password(spec.password())
-                .database(spec.database())
-                .ssl(spec.ssl())
-                // One round trip fewer per connect; the library name is not worth it on a lock's hot path.
-                .clientSetInfoConfig(ClientSetInfoConfig.DISABLED)
-                // RESP2 as configured; auto-negotiation would log a warning on every connect to Redis < 6.
-                .autoNegotiateProtocol(false)
-                .build();
+        // The socket timeout is the per-node timeout: a read that outlasts it drops the connection.
+        this.clientConfig = spec.client() != null ? null
+                : spec.jedisConfig(config.connectTimeout(), config.perNodeTimeout());
         this.breaker = NodeBreaker.create(spec.name(), config);
         this.maxReconnectDelayNanos = Math.min(MAX_RECONNECT_DELAY_NANOS, config.circuitOpenDuration().toNanos());
         this.closeGraceNanos = Math.max(4 * config.perNodeTimeout().toNanos(), TimeUnit.MILLISECONDS.toNanos(200));

@@ -125,6 +125,25 @@ public final class NodeSpec {
         return uri.substring(0, scheme + 3) + "***" + uri.substring(at);
     }
 
+    /**
+     * The Jedis settings of a connection to this node: credentials, database and TLS from the URI, the given
+     * timeouts, no client-info handshake (one round trip fewer per connect) and RESP2 without auto-negotiation
+     * (which would log a warning on every connect to Redis below 6).
+     */
+    public redis.clients.jedis.DefaultJedisClientConfig jedisConfig(java.time.Duration connectTimeout,
+            java.time.Duration socketTimeout) {
+        return redis.clients.jedis.DefaultJedisClientConfig.builder()
+                .connectionTimeoutMillis((int) Math.min(Integer.MAX_VALUE, connectTimeout.toMillis()))
+                .socketTimeoutMillis((int) Math.min(Integer.MAX_VALUE, socketTimeout.toMillis()))
+                .user(user)
+                .password(password)
+                .database(database)
+                .ssl(ssl)
+                .clientSetInfoConfig(redis.clients.jedis.ClientSetInfoConfig.DISABLED)
+                .autoNegotiateProtocol(false)
+                .build();
+    }
+
     /** The server part of the name, host lower-cased and without the database: two databases are one server. */
     public String server() {
         return client != null ? name : host.toLowerCase(java.util.Locale.ROOT) + ":" + port;

@@ -12,7 +12,6 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import redis.clients.jedis.ClientSetInfoConfig;
 import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.Jedis;
@@ -196,19 +195,8 @@ public final class TopologyCheck {
      */
     @SuppressWarnings("deprecation") // ssl(boolean): the same TLS setup as JedisNodeClient's connections
     private static DefaultJedisClientConfig clientConfig(NodeSpec spec, RedlockConfig config) {
-        int connectMs = (int) Math.min(Integer.MAX_VALUE, config.connectTimeout().toMillis());
-        int socketMs = (int) Math.min(Integer.MAX_VALUE,
-                Math.max(config.perNodeTimeout().toMillis(), MIN_SOCKET_TIMEOUT_MS));
-        return DefaultJedisClientConfig.builder()
-                .connectionTimeoutMillis(connectMs)
-                .socketTimeoutMillis(socketMs)
-                .user(spec.user())
-                .password(spec.password())
-                .database(spec.database())
-                .ssl(spec.ssl())
-                .clientSetInfoConfig(ClientSetInfoConfig.DISABLED)
-                .autoNegotiateProtocol(false)
-                .build();
+        long socketMs = Math.max(config.perNodeTimeout().toMillis(), MIN_SOCKET_TIMEOUT_MS);
+        return spec.jedisConfig(config.connectTimeout(), java.time.Duration.ofMillis(socketMs));
     }
 
     /**
