@@ -45,9 +45,7 @@ public final class JedisNodeClient implements NodeClient {
     private final NodeSpec spec;
     private final Ticker ticker;
     private final DefaultJedisClientConfig clientConfig;
-    private final CircuitBreaker breaker;
-    private final Quarantine quarantine;
-    private final Quarantine.Identity identity;
+    private final NodeGuard guard;
     private final long identityCheckNanos;
     private boolean probed;
     private final long closeGraceNanos;
@@ -59,8 +57,6 @@ public final class JedisNodeClient implements NodeClient {
     private volatile boolean closing;
     private volatile boolean terminated;
     private volatile long closeDeadlineNanos;
-    /** The node's most recent failure, attached to CIRCUIT_OPEN outcomes so they name a cause. */
-    private volatile Throwable lastFailure;
 
     // Confined to the I/O thread.
     private Connection connection;
@@ -69,20 +65,17 @@ public final class JedisNodeClient implements NodeClient {
     private long reconnectNotBefore = System.nanoTime();
     private long reconnectDelayNanos;
     private final long maxReconnectDelayNanos;
-    private boolean healthy = true;
     private final List<NodeOp> batch = new ArrayList<>();
 
     public JedisNodeClient(NodeSpec spec, RedlockConfig config, String threadName, Quarantine quarantine) {
         this.spec = spec;
-        this.quarantine = quarantine;
-        this.identity = new Quarantine.Identity(spec.name());
+        this.guard = new NodeGuard(spec.name(), config, quarantine);
         this.identityCheckNanos = config.identityCheckInterval().toNanos();
         this.ticker = config.ticker();
         int timeoutMs = (int) Math.min(Integer.MAX_VALUE, config.perNodeTimeout().toMillis());
         // The socket timeout is the per-node timeout: a read that outlasts it drops the connection.
         this.clientConfig = spec.client() != null ? null
                 : spec.jedisConfig(config.connectTimeout(), config.perNodeTimeout());
-        this.breaker = NodeBreaker.create(spec.name(), config);
         this.maxReconnectDelayNanos = Math.min(MAX_RECONNECT_DELAY_NANOS, config.circuitOpenDuration().toNanos());
         this.closeGraceNanos = Math.max(4 * config.perNodeTimeout().toNanos(), TimeUnit.MILLISECONDS.toNanos(200));
         this.joinMillis = TimeUnit.NANOSECONDS.toMillis(closeGraceNanos) + config.connectTimeout().toMillis()
@@ -103,7 +96,7 @@ public final class JedisNodeClient implements NodeClient {
 
     /** The node's circuit breaker state, for diagnostics and tests. */
     public CircuitBreaker.State circuitState() {
-        return breaker.getState();
+        return guard.circuitState();
     }
 
     @Override
@@ -113,15 +106,8 @@ public final class JedisNodeClient implements NodeClient {
             op.complete(NodeStatus.ERROR, new IllegalStateException("the Redlock client is closed"));
             return;
         }
-        // Releases are sent even while the breaker is open: an earlier acquire may have been applied.
-        {
-            if (!NodeBreaker.permit(breaker, op)) {
-                Throwable last = lastFailure;
-                op.complete(NodeStatus.CIRCUIT_OPEN, new QuietException.CircuitOpen("circuit breaker of "
-                        + spec.name() + " is open after repeated failures" + (last == null ? "" : "; last: " + last),
-                        last));
-                return;
-            }
+        if (!guard.admit(op)) {
+            return;
         }
         queue.add(op);
         if (terminated) {
@@ -137,7 +123,7 @@ public final class JedisNodeClient implements NodeClient {
                 try {
                     ensurePipeline();
                 } catch (RuntimeException e) {
-                    markUnhealthy(e);
+                    guard.failed(e);
                 }
             }
             loop();
@@ -192,14 +178,14 @@ public final class JedisNodeClient implements NodeClient {
         AbstractPipeline p;
         try {
             p = spec.client() == null ? ensurePipeline() : spec.client().pipelined();
-            if (!probed || System.nanoTime() - identity.checkedAtNanos > identityCheckNanos) {
+            if (!probed || System.nanoTime() - guard.identity().checkedAtNanos > identityCheckNanos) {
                 probeIdentity();
             }
         } catch (RuntimeException e) {
             for (NodeOp op : ops.subList(0, kept)) {
                 finish(op, NodeStatus.ERROR, e);
             }
-            markUnhealthy(e);
+            guard.failed(e);
             return;
         }
         kept = dropLate(ops.subList(0, kept));
@@ -288,7 +274,7 @@ public final class JedisNodeClient implements NodeClient {
                     done[i] = true;
                 }
             }
-            markHealthy();
+            guard.answered();
         } catch (RuntimeException e) {
             if (spec.client() == null) {
                 // Never reuse a connection after a failed read: a late reply would answer the next command.
@@ -300,7 +286,7 @@ public final class JedisNodeClient implements NodeClient {
                     finish(ops.get(i), status, e);
                 }
             }
-            markUnhealthy(e);
+            guard.failed(e);
         }
     }
 
@@ -327,14 +313,14 @@ public final class JedisNodeClient implements NodeClient {
         Boolean fsyncAlways = null;
         if (spec.client() != null) {
             info = spec.client().info();
-            if (quarantine.trustPersistent()) {
+            if (guard.quarantine().trustPersistent()) {
                 fsyncAlways = "always".equals(spec.client().configGet("appendfsync").get("appendfsync"));
             }
         } else {
             Object raw = connection.executeCommand(new CommandArguments(Protocol.Command.INFO));
             info = raw instanceof byte[] ? new String((byte[]) raw, java.nio.charset.StandardCharsets.UTF_8)
                     : String.valueOf(raw);
-            if (quarantine.trustPersistent()) {
+            if (guard.quarantine().trustPersistent()) {
                 Object cfg = connection.executeCommand(new CommandArguments(Protocol.Command.CONFIG).add("GET")
                         .add("appendfsync"));
                 fsyncAlways = cfg instanceof List && ((List<?>) cfg).size() == 2
@@ -342,19 +328,12 @@ public final class JedisNodeClient implements NodeClient {
                                 java.nio.charset.StandardCharsets.UTF_8));
             }
         }
-        quarantine.learn(identity, info, fsyncAlways);
+        guard.quarantine().learn(guard.identity(), info, fsyncAlways);
         probed = true;
     }
 
     private void finish(NodeOp op, NodeStatus status, Throwable error) {
-        NodeBreaker.record(breaker, op, status, error, ticker.nanoTime());
-        if (status == NodeStatus.GRANTED && quarantine.quarantined(identity)) {
-            status = NodeStatus.QUARANTINED;
-        }
-        if ((status == NodeStatus.ERROR || status == NodeStatus.TIMEOUT) && LOG.isDebugEnabled()) {
-            LOG.debug("node {}: {} {} for key {}: {}", spec.name(), op.kind, status, op.key, String.valueOf(error));
-        }
-        op.complete(status, error);
+        guard.settle(op, status, error);
     }
 
     private AbstractPipeline ensurePipeline() {
@@ -408,22 +387,6 @@ public final class JedisNodeClient implements NodeClient {
         }
     }
 
-    private void markHealthy() {
-        if (!healthy) {
-            healthy = true;
-            LOG.info("node {} is reachable again", spec.name());
-        }
-    }
-
-    private void markUnhealthy(RuntimeException e) {
-        lastFailure = e;
-        if (healthy) {
-            healthy = false;
-            LOG.warn("node {} failed: {}", spec.name(), e.toString());
-        } else {
-            LOG.debug("node {} still failing: {}", spec.name(), e.toString());
-        }
-    }
 
     private static boolean isTimeout(Throwable e) {
         for (Throwable t = e; t != null; t = t.getCause()) {
@@ -437,10 +400,7 @@ public final class JedisNodeClient implements NodeClient {
     private void failQueued() {
         NodeOp op;
         while ((op = queue.poll()) != null) {
-            if (op.permitted) {
-                op.permitted = false;
-                breaker.releasePermission();
-            }
+            guard.unsent(op);
             op.complete(NodeStatus.ERROR, new IllegalStateException("the Redlock client is closed"));
         }
     }
@@ -483,6 +443,6 @@ public final class JedisNodeClient implements NodeClient {
 
     @Override
     public String toString() {
-        return "JedisNodeClient{" + spec.name() + ", circuit=" + breaker.getState() + '}';
+        return "JedisNodeClient{" + spec.name() + ", circuit=" + guard.circuitState() + '}';
     }
 }

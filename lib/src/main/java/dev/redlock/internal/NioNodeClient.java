@@ -75,7 +75,7 @@ final class NioNodeClient implements NodeClient, NioLoop.Handler {
     private final NodeSpec spec;
     private final NioLoop loop;
     private final Ticker ticker;
-    private final CircuitBreaker breaker;
+    private final NodeGuard guard;
     private final Quarantine quarantine;
     private final Quarantine.Identity identity;
     private final long identityCheckNanos;
@@ -94,19 +94,17 @@ final class NioNodeClient implements NodeClient, NioLoop.Handler {
     private volatile Conn conn;
     private volatile long reconnectNotBefore = System.nanoTime();
     private long reconnectDelayNanos;
-    private volatile Throwable lastFailure;
-    private volatile boolean healthy = true;
     private volatile boolean closing;
     private volatile boolean closed;
 
     NioNodeClient(NodeSpec spec, RedlockConfig config, NioLoop loop, Quarantine quarantine) {
         this.spec = spec;
         this.loop = loop;
+        this.guard = new NodeGuard(spec.name(), config, quarantine);
         this.quarantine = quarantine;
-        this.identity = new Quarantine.Identity(spec.name());
+        this.identity = guard.identity();
         this.identityCheckNanos = config.identityCheckInterval().toNanos();
         this.ticker = config.ticker();
-        this.breaker = NodeBreaker.create(spec.name(), config);
         this.timeoutNanos = config.perNodeTimeout().toNanos();
         this.connectTimeoutNanos = config.connectTimeout().toNanos();
         this.maxReconnectDelayNanos = Math.min(MAX_RECONNECT_DELAY_NANOS, config.circuitOpenDuration().toNanos());
@@ -125,7 +123,7 @@ final class NioNodeClient implements NodeClient, NioLoop.Handler {
     }
 
     CircuitBreaker.State circuitState() {
-        return breaker.getState();
+        return guard.circuitState();
     }
 
     // ------------------------------------------------------------------------------------------------ submit
@@ -136,10 +134,7 @@ final class NioNodeClient implements NodeClient, NioLoop.Handler {
             op.complete(NodeStatus.ERROR, new IllegalStateException(CLOSED));
             return;
         }
-        if (!NodeBreaker.permit(breaker, op)) {
-            Throwable last = lastFailure;
-            op.complete(NodeStatus.CIRCUIT_OPEN, new QuietException.CircuitOpen("circuit breaker of " + spec.name()
-                    + " is open after repeated failures" + (last == null ? "" : "; last: " + last), last));
+        if (!guard.admit(op)) {
             return;
         }
         Conn c = conn;
@@ -147,9 +142,8 @@ final class NioNodeClient implements NodeClient, NioLoop.Handler {
             // A dead node must cost neither a connect attempt nor a timeout per round.
             Throwable cause = new QuietException.NotConnected("not connected to " + spec.name()
                     + "; next reconnect attempt in " + TimeUnit.NANOSECONDS.toMillis(reconnectNotBefore
-                    - System.nanoTime()) + " ms", lastFailure);
-            NodeBreaker.record(breaker, op, NodeStatus.ERROR, cause, ticker.nanoTime());
-            op.complete(NodeStatus.ERROR, cause);
+                    - System.nanoTime()) + " ms", guard.lastFailure());
+            guard.settle(op, NodeStatus.ERROR, cause);
             return;
         }
         inFlight.incrementAndGet();
@@ -233,7 +227,7 @@ final class NioNodeClient implements NodeClient, NioLoop.Handler {
         if (System.nanoTime() - reconnectNotBefore < 0) {
             connecting.set(false);
             failOutbox(new QuietException.NotConnected("not connected to " + spec.name()
-                    + " (reconnect back-off)", lastFailure));
+                    + " (reconnect back-off)", guard.lastFailure()));
             return;
         }
         loop.execute(this::connect);
@@ -298,7 +292,7 @@ final class NioNodeClient implements NodeClient, NioLoop.Handler {
                 maxReconnectDelayNanos);
         reconnectNotBefore = System.nanoTime() + reconnectDelayNanos;
         connecting.set(false);
-        markUnhealthy(e);
+        guard.failed(e);
         failOutbox(e);
     }
 
@@ -409,11 +403,7 @@ final class NioNodeClient implements NodeClient, NioLoop.Handler {
         }
         // A reply of the wrong shape throws: the connection is out of step and is dropped by the caller.
         finish(op, op.statusOf(reply), null);
-        if (!healthy) {
-            // Healthy again only once it answers: a stalled node still accepts connections.
-            healthy = true;
-            LOG.info("node {} is answering again", spec.name());
-        }
+        guard.answered(); // only an answer counts: a stalled node still accepts connections
     }
 
     /** Handles a probe reply; a node that refuses INFO or CONFIG is simply not learned about. */
@@ -553,7 +543,7 @@ final class NioNodeClient implements NodeClient, NioLoop.Handler {
             }
         }
         if (!closed) {
-            markUnhealthy(cause);
+            guard.failed(cause);
         }
         if (!outbox.isEmpty() && !closed) {
             ensureConnecting();
@@ -568,25 +558,8 @@ final class NioNodeClient implements NodeClient, NioLoop.Handler {
     }
 
     private void finish(NodeOp op, NodeStatus status, Throwable error) {
-        NodeBreaker.record(breaker, op, status, error, ticker.nanoTime());
-        if (status == NodeStatus.GRANTED && quarantine.quarantined(identity)) {
-            status = NodeStatus.QUARANTINED;
-        }
-        if ((status == NodeStatus.ERROR || status == NodeStatus.TIMEOUT) && LOG.isDebugEnabled()) {
-            LOG.debug("node {}: {} {} for key {}: {}", spec.name(), op.kind, status, op.key, String.valueOf(error));
-        }
         inFlight.decrementAndGet();
-        op.complete(status, error);
-    }
-
-    private void markUnhealthy(Throwable e) {
-        lastFailure = e;
-        if (healthy) {
-            healthy = false;
-            LOG.warn("node {} failed: {}", spec.name(), e.toString());
-        } else if (LOG.isDebugEnabled()) {
-            LOG.debug("node {} still failing: {}", spec.name(), e.toString());
-        }
+        guard.settle(op, status, error);
     }
 
     private void closeQuietly(SocketChannel ch) {
@@ -647,6 +620,6 @@ final class NioNodeClient implements NodeClient, NioLoop.Handler {
 
     @Override
     public String toString() {
-        return "NioNodeClient{" + spec.name() + ", circuit=" + breaker.getState() + '}';
+        return "NioNodeClient{" + spec.name() + ", circuit=" + guard.circuitState() + '}';
     }
 }

@@ -237,14 +237,7 @@ public final class QuorumEngine implements AutoCloseable {
             return acquired;
         }
         List<NodeOutcome> outcomes = round.outcomesAtDecision();
-        int unavailable = 0;
-        for (NodeOutcome o : outcomes) {
-            if (o.status().isUnavailable()) {
-                unavailable++;
-            }
-        }
-        FailureReason reason = !inTime ? FailureReason.VALIDITY_EXHAUSTED
-                : round.size() - unavailable < round.need() ? FailureReason.NOT_ENOUGH_NODES : FailureReason.BUSY;
+        FailureReason reason = !inTime ? FailureReason.VALIDITY_EXHAUSTED : shortfall(round, outcomes);
         RoundOutcome outcome = new RoundOutcome(lease.lockName(), lease.policy(), round.need(), outcomes, confirmed,
                 decidedAt - round.startNanos(), lease.deadlineNanos() - decidedAt, reason);
         // Not fenced: the grant is worthless to a caller who asked for a token. Give it back everywhere.
@@ -273,13 +266,7 @@ public final class QuorumEngine implements AutoCloseable {
         if (granted >= round.need()) {
             reason = validity > minValidityNanos ? FailureReason.NONE : FailureReason.VALIDITY_EXHAUSTED;
         } else {
-            int unavailable = 0;
-            for (NodeOutcome o : outcomes) {
-                if (o.status().isUnavailable()) {
-                    unavailable++;
-                }
-            }
-            reason = round.size() - unavailable < round.need() ? FailureReason.NOT_ENOUGH_NODES : FailureReason.BUSY;
+            reason = shortfall(round, outcomes);
         }
         RoundOutcome outcome = new RoundOutcome(ref.name(), ref.policy(), round.need(), outcomes, granted, elapsed,
                 validity, reason);
@@ -293,6 +280,20 @@ public final class QuorumEngine implements AutoCloseable {
                     granted, round.need(), validity / 1_000_000);
         }
         return new Attempt(outcome, lease);
+    }
+
+    /**
+     * Why a round fell short of its quorum: NOT_ENOUGH_NODES when the nodes that failed, timed out, had an open
+     * circuit or are quarantined leave too few to ever form it; otherwise BUSY (other owners hold the key).
+     */
+    private static FailureReason shortfall(Round round, List<NodeOutcome> outcomes) {
+        int unavailable = 0;
+        for (NodeOutcome o : outcomes) {
+            if (o.status().isUnavailable()) {
+                unavailable++;
+            }
+        }
+        return round.size() - unavailable < round.need() ? FailureReason.NOT_ENOUGH_NODES : FailureReason.BUSY;
     }
 
     private void logFailure(RoundOutcome outcome) {

@@ -1,0 +1,129 @@
+package dev.redlock.internal;
+
+import dev.redlock.NodeStatus;
+import dev.redlock.RedlockConfig;
+import dev.redlock.Ticker;
+import io.github.resilience4j.circuitbreaker.CircuitBreaker;
+import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What both node clients do around the wire, in one place: the node's circuit breaker, its restart quarantine, its
+ * health as logged, and how an op's answer is settled (recorded in the breaker, a quarantined vote marked as such,
+ * failures logged at DEBUG, the op completed). Thread-safe.
+ */
+final class NodeGuard {
+
+    private static final Logger LOG = LoggerFactory.getLogger(NodeGuard.class);
+
+    private final String name;
+    private final Ticker ticker;
+    private final CircuitBreaker breaker;
+    private final Quarantine quarantine;
+    private final Quarantine.Identity identity;
+    private volatile boolean healthy = true;
+    private volatile Throwable lastFailure;
+
+    NodeGuard(String name, RedlockConfig config, Quarantine quarantine) {
+        this.name = name;
+        this.ticker = config.ticker();
+        this.quarantine = quarantine;
+        this.identity = new Quarantine.Identity(name);
+        this.breaker = CircuitBreaker.of(name, CircuitBreakerConfig.custom()
+                .slidingWindowType(CircuitBreakerConfig.SlidingWindowType.COUNT_BASED)
+                .slidingWindowSize(10)
+                .minimumNumberOfCalls(5)
+                .failureRateThreshold(50)
+                .waitDurationInOpenState(config.circuitOpenDuration())
+                .permittedNumberOfCallsInHalfOpenState(2)
+                // Automatic transition would start a timer thread per breaker; the next call probes instead.
+                .automaticTransitionFromOpenToHalfOpenEnabled(false)
+                .writableStackTraceEnabled(false)
+                .build());
+    }
+
+    Quarantine quarantine() {
+        return quarantine;
+    }
+
+    Quarantine.Identity identity() {
+        return identity;
+    }
+
+    CircuitBreaker.State circuitState() {
+        return breaker.getState();
+    }
+
+    Throwable lastFailure() {
+        return lastFailure;
+    }
+
+    /**
+     * Lets an op through the breaker, or answers it {@link NodeStatus#CIRCUIT_OPEN} at once. Releases always pass
+     * and take no permission: an earlier acquire may have been applied.
+     */
+    boolean admit(NodeOp op) {
+        if (op.kind == NodeOp.Kind.RELEASE) {
+            return true;
+        }
+        if (breaker.tryAcquirePermission()) {
+            op.permitted = true;
+            return true;
+        }
+        Throwable last = lastFailure;
+        op.complete(NodeStatus.CIRCUIT_OPEN, new QuietException.CircuitOpen("circuit breaker of " + name
+                + " is open after repeated failures" + (last == null ? "" : "; last: " + last), last));
+        return false;
+    }
+
+    /** Returns an op's unused breaker permission (it was never sent). */
+    void unsent(NodeOp op) {
+        if (op.permitted) {
+            op.permitted = false;
+            breaker.releasePermission();
+        }
+    }
+
+    /** Settles an op's answer exactly once and completes it. */
+    void settle(NodeOp op, NodeStatus status, Throwable error) {
+        if (op.permitted) {
+            op.permitted = false;
+            long took = op.sentAtNanos == 0 ? 0 : ticker.nanoTime() - op.sentAtNanos;
+            if (error instanceof QuietException.NotSent) {
+                breaker.releasePermission(); // never reached the node: says nothing about its health
+            } else if (status == NodeStatus.ERROR || status == NodeStatus.TIMEOUT) {
+                breaker.onError(took, TimeUnit.NANOSECONDS, error);
+            } else {
+                breaker.onSuccess(took, TimeUnit.NANOSECONDS);
+            }
+        }
+        if (status == NodeStatus.GRANTED && quarantine.quarantined(identity)) {
+            status = NodeStatus.QUARANTINED;
+        }
+        if ((status == NodeStatus.ERROR || status == NodeStatus.TIMEOUT) && LOG.isDebugEnabled()) {
+            LOG.debug("node {}: {} {} for key {}: {}", name, op.kind, status, op.key, String.valueOf(error));
+        }
+        op.complete(status, error);
+    }
+
+    /** The node answered: log its recovery once. */
+    void answered() {
+        if (!healthy) {
+            healthy = true;
+            LOG.info("node {} is answering again", name);
+        }
+    }
+
+    /** The node failed: log the first failure at WARN, the rest at DEBUG, and keep it as the last cause. */
+    void failed(Throwable e) {
+        lastFailure = e;
+        if (healthy) {
+            healthy = false;
+            LOG.warn("node {} failed: {}", name, e.toString());
+        } else if (LOG.isDebugEnabled()) {
+            LOG.debug("node {} still failing: {}", name, e.toString());
+        }
+    }
+}
