@@ -235,6 +235,16 @@ final class NioNodeClient implements NodeClient, NioLoop.Handler {
 
     /** On the loop thread. */
     private void connect() {
+        Conn current = conn;
+        if (current != null && !current.broken) {
+            // A writer that saw the connection still opening asked again just as it opened: never replace a live
+            // connection, or the commands already sent on it would wait for replies nobody reads.
+            connecting.set(false);
+            if (current.open) {
+                flush();
+            }
+            return;
+        }
         SocketChannel ch = null;
         try {
             ch = SocketChannel.open();
@@ -329,6 +339,11 @@ final class NioNodeClient implements NodeClient, NioLoop.Handler {
         }
     }
 
+    /**
+     * Writes bytes a flush could not send yet, then whatever is queued. Whoever holds the flush flag must look at
+     * the outbox again after releasing it (a writer that found the flag taken left its op there), so this always
+     * ends with {@link #flush()}.
+     */
     private void flushPendingBytes(Conn c) {
         if (flushing.compareAndSet(false, true)) {
             try {
@@ -336,12 +351,10 @@ final class NioNodeClient implements NodeClient, NioLoop.Handler {
                     c.channel.write(c.out);
                     if (c.out.hasRemaining()) {
                         c.key.interestOps(SelectionKey.OP_READ | SelectionKey.OP_WRITE);
-                        return;
                     }
                 }
             } catch (IOException e) {
                 fail(c, NodeStatus.ERROR, e);
-                return;
             } finally {
                 flushing.set(false);
             }
@@ -465,6 +478,7 @@ final class NioNodeClient implements NodeClient, NioLoop.Handler {
         } finally {
             flushing.set(false);
         }
+        flush(); // a writer may have left its op while the probe held the flag
     }
 
     @Override
@@ -475,6 +489,10 @@ final class NioNodeClient implements NodeClient, NioLoop.Handler {
             probe(probed);
         }
         Conn c = conn;
+        if (c != null && c.open && !c.broken) {
+            // A safety net, once a tick: nothing queued or half-written may wait for the next caller to push it.
+            flushPendingBytes(c);
+        }
         if (c != null && !c.broken) {
             if (!c.open) {
                 if (now - c.startedNanos > connectTimeoutNanos) {
