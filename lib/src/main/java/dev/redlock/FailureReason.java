@@ -27,6 +27,16 @@ public enum FailureReason {
     VALIDITY_EXHAUSTED,
 
     /**
+     * A fenced acquisition: a quorum granted the lock, but no fencing token could be issued safely, so the grants
+     * were released. A token must exceed every earlier token of the lock, which takes a read of the lock's fencing
+     * counters that covers them: a quorum of nodes whose counters are intact (never lost since the counters started,
+     * or repaired since), or every configured node. A node that lost its data (restart without persistence,
+     * {@code FLUSHALL}, failover) counts in such a read only once a later fenced acquisition has repaired its counter
+     * from the others, which needs those others to answer. A later attempt succeeds once they do.
+     */
+    FENCING_UNAVAILABLE,
+
+    /**
      * An extension found the lease no longer valid: it had expired or been released before the round, the round
      * ended after the lease's deadline, or too many nodes no longer held its token. Extensions never recreate a
      * lock that is gone.

@@ -24,7 +24,8 @@ import org.slf4j.LoggerFactory;
  *       not hold it throws {@link IllegalMonitorStateException}. Without a fixed lease time the hold is
  *       auto-extended by the client's watchdog until the last {@link #unlock()};
  *       {@link #tryLock(long, long, TimeUnit)} fixes one instead. If the lease is lost, the thread no longer counts
- *       as holding the lock ({@link #isHeldByCurrentThread()} is false) but {@link #unlock()} does not throw.</li>
+ *       as holding the lock ({@link #isHeldByCurrentThread()} is false), and {@link #unlock()} releases what it
+ *       can, then throws {@link IllegalMonitorStateException} with the {@link LockLostException} as its cause.</li>
  *   <li><b>Handle</b>, not bound to a thread: {@link #tryAcquire(Duration, Duration)} returns a {@link Lease} that may
  *       be passed between threads and released from any of them; {@link #attempt(Duration, Duration)} returns every
  *       node's answer; asynchronous variants return {@link CompletableFuture}s. The handle face is not reentrant.</li>
@@ -234,11 +235,15 @@ public final class QuorumLock implements Lock {
 
     /**
      * Releases one hold of the calling thread; the last one stops the watchdog and releases the lock on every node,
-     * waiting only until the outcome is decided (at most one per-node timeout). If the lease had expired or was
-     * lost, the release still goes to every node and a warning with each node's result is logged, but no exception
-     * is thrown.
+     * waiting only until the outcome is decided (at most one per-node timeout).
      *
-     * @throws IllegalMonitorStateException if the calling thread does not hold this lock
+     * <p>If the lease was lost (it expired, or too many nodes no longer hold it), the critical section was not
+     * protected to its end, and the caller must hear of it: every {@code unlock()} of that hold throws
+     * {@link IllegalMonitorStateException} with the {@link LockLostException} as its cause. The hold count still goes
+     * down, and the last {@code unlock()} still sends the release to every node first (it never deletes another
+     * owner's key).
+     *
+     * @throws IllegalMonitorStateException if the calling thread does not hold this lock, or its lease was lost
      */
     @Override
     public void unlock() {
@@ -248,18 +253,35 @@ public final class QuorumLock implements Lock {
             throw new IllegalMonitorStateException("lock '" + ref.name() + "' (" + ref.policy()
                     + ") is not held by thread " + Thread.currentThread().getName());
         }
-        if (--hold.count > 0) {
-            return;
+        LockLostException lost = lossOf(hold.lease);
+        if (--hold.count == 0) {
+            client.holds().remove(key);
+            ReleaseResult result = hold.lease.release();
+            if (lost != null) {
+                LOG.warn("lock '{}' unlocked after its lease was lost ({}); release: {}", ref.name(), lost.reason(),
+                        result);
+            }
         }
-        client.holds().remove(key);
-        ReleaseResult result = hold.lease.release();
-        Optional<LockLostException> lost = hold.lease.lossCause();
-        if (lost.isPresent()) {
-            LOG.warn("lock '{}' unlocked after its lease was lost ({}); release: {}", ref.name(),
-                    lost.get().reason(), result);
-        } else if (result.released() == 0) {
-            LOG.warn("lock '{}' unlocked after its lease had expired: {}", ref.name(), result);
+        if (lost != null) {
+            IllegalMonitorStateException e = new IllegalMonitorStateException("lock '" + ref.name() + "' ("
+                    + ref.policy() + "): the lease was lost before unlock (" + lost.reason() + "); the critical "
+                    + "section was not protected to its end");
+            e.initCause(lost);
+            throw e;
         }
+    }
+
+    /** The loss of a lease that is no longer valid (recording an expiry no timer saw yet), or null if it is valid. */
+    private static LockLostException lossOf(Lease lease) {
+        if (lease.isValid()) {
+            return null;
+        }
+        try {
+            lease.checkValid();
+        } catch (LockLostException e) {
+            return e;
+        }
+        return null;
     }
 
     /**
@@ -426,7 +448,7 @@ public final class QuorumLock implements Lock {
      * @return a future of the lease
      */
     public CompletableFuture<Optional<Lease>> tryAcquireAsync(Duration wait) {
-        return attemptAsync(wait).thenApply(QuorumLock::leaseOrThrow);
+        return leaseOf(attemptAsync(wait));
     }
 
     /**
@@ -441,8 +463,40 @@ public final class QuorumLock implements Lock {
      * @throws IllegalArgumentException if the lease time is not above the per-node timeout
      */
     public CompletableFuture<Optional<Lease>> tryAcquireAsync(Duration wait, Duration leaseTime) {
-        return attemptAsync(wait, leaseTime).thenApply(QuorumLock::leaseOrThrow);
+        return leaseOf(attemptAsync(wait, leaseTime));
     }
+
+    /**
+     * The lease of an asynchronous acquisition, linked both ways: completing the returned future in any other way
+     * (cancel, {@code orTimeout}, complete) stops the acquisition, and a lease that arrives after that is released.
+     */
+    private static CompletableFuture<Optional<Lease>> leaseOf(CompletableFuture<AcquireResult> acquisition) {
+        CompletableFuture<Optional<Lease>> out = new CompletableFuture<>();
+        acquisition.whenComplete((result, error) -> {
+            if (error != null) {
+                out.completeExceptionally(error instanceof java.util.concurrent.CompletionException
+                        && error.getCause() != null ? error.getCause() : error);
+                return;
+            }
+            Optional<Lease> lease;
+            try {
+                lease = leaseOrThrow(result);
+            } catch (NotEnoughNodesException e) {
+                out.completeExceptionally(e);
+                return;
+            }
+            if (!out.complete(lease)) {
+                lease.ifPresent(Lease::releaseAsync);
+            }
+        });
+        out.whenComplete((lease, error) -> {
+            if (!acquisition.isDone()) {
+                acquisition.cancel(false);
+            }
+        });
+        return out;
+    }
+
 
     /**
      * Acquires an auto-extended lease without blocking and reports everything. The future completes on the

@@ -178,8 +178,13 @@ public final class RedlockClient implements AutoCloseable {
 
     private static TopologyReport checkTopology(RedlockConfig config) {
         TopologyReport report = TopologyCheck.run(config);
+        for (String failure : report.failures()) {
+            LOG.error("topology: {}", failure);
+        }
         for (String warning : report.warnings()) {
-            LOG.warn("topology: {}", warning);
+            if (!report.failures().contains(warning)) {
+                LOG.warn("topology: {}", warning);
+            }
         }
         if (report.isClean()) {
             LOG.debug("topology check of {}: no warnings", config.nodeNames());

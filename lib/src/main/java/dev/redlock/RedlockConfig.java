@@ -4,9 +4,11 @@ import dev.redlock.internal.NodeSpec;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ForkJoinPool;
 import org.slf4j.Logger;
@@ -76,6 +78,7 @@ public final class RedlockConfig {
     private final boolean restartQuarantine;
     private final boolean trustPersistentNodes;
     private final Duration identityCheckInterval;
+    private final Set<String> unverifiedIdentity;
     private final boolean checkTopology;
     private final boolean strictTopology;
     private final Ticker ticker;
@@ -98,6 +101,7 @@ public final class RedlockConfig {
         this.restartQuarantine = b.restartQuarantine;
         this.trustPersistentNodes = b.trustPersistentNodes;
         this.identityCheckInterval = b.identityCheckInterval;
+        this.unverifiedIdentity = Set.copyOf(b.unverifiedIdentity);
         this.checkTopology = b.checkTopology;
         this.strictTopology = b.strictTopology;
         this.ticker = b.ticker;
@@ -136,6 +140,7 @@ public final class RedlockConfig {
         b.restartQuarantine = restartQuarantine;
         b.trustPersistentNodes = trustPersistentNodes;
         b.identityCheckInterval = identityCheckInterval;
+        b.unverifiedIdentity.addAll(unverifiedIdentity);
         b.checkTopology = checkTopology;
         b.strictTopology = strictTopology;
         b.ticker = ticker;
@@ -311,6 +316,16 @@ public final class RedlockConfig {
     }
 
     /**
+     * Returns the nodes that vote even when their identity ({@code run_id}, uptime) cannot be read. Default none.
+     *
+     * @return the names of the opted-out nodes; unmodifiable
+     * @see Builder#unverifiedIdentity(String...)
+     */
+    public Set<String> unverifiedIdentityNodes() {
+        return unverifiedIdentity;
+    }
+
+    /**
      * Returns whether the client inspects the nodes when it is created (duplicates, replicas, eviction policy,
      * persistence) and logs what it finds. Default true.
      *
@@ -413,6 +428,7 @@ public final class RedlockConfig {
         private boolean restartQuarantine = true;
         private boolean trustPersistentNodes;
         private Duration identityCheckInterval = DEFAULT_IDENTITY_CHECK_INTERVAL;
+        private final Set<String> unverifiedIdentity = new LinkedHashSet<>();
         private boolean checkTopology = true;
         private boolean strictTopology;
         private Ticker ticker = Ticker.system();
@@ -685,6 +701,30 @@ public final class RedlockConfig {
         }
 
         /**
+         * Lets the named nodes vote even when their identity cannot be read: with restart quarantine on, a node whose
+         * {@code INFO} is refused (an ACL without {@code +info}, a managed service that hides it) does not vote
+         * otherwise, since nothing tells the client that it has not restarted. Restart protection for these nodes then
+         * rests on the incarnation marker alone, which catches a restart without persistence, {@code FLUSHALL} and a
+         * failover to a replica without the marker, but not a restart from a persistent copy that lost its latest
+         * writes. Default: none. Calls add up.
+         *
+         * @param nodeNames node names as they appear in outcomes ({@code host:port}, or the name given with a
+         *        client); checked against the configured nodes by {@link #build()}
+         * @return this builder
+         * @throws IllegalArgumentException if a name is null or empty
+         */
+        public Builder unverifiedIdentity(String... nodeNames) {
+            Objects.requireNonNull(nodeNames, "unverifiedIdentity");
+            for (String name : nodeNames) {
+                if (name == null || name.isBlank()) {
+                    throw new IllegalArgumentException("unverifiedIdentity: node names must not be empty");
+                }
+                unverifiedIdentity.add(name);
+            }
+            return this;
+        }
+
+        /**
          * Sets whether the client inspects its nodes when it is created and logs topology warnings. Default true.
          *
          * @param check whether to check at start
@@ -761,6 +801,16 @@ public final class RedlockConfig {
                         + " ms), got " + minValidity.toMillis() + " ms");
             }
             checkLeaseTime("leaseTime", leaseTime, perNodeTimeout, driftFactor, minValidity);
+            Set<String> names = new LinkedHashSet<>();
+            for (NodeSpec spec : nodes) {
+                names.add(spec.name());
+            }
+            for (String name : unverifiedIdentity) {
+                if (!names.contains(name)) {
+                    throw new IllegalArgumentException("unverifiedIdentity: '" + name + "' is not a configured node; "
+                            + "allowed: " + names);
+                }
+            }
             int n = nodes.size();
             if (n < 3) {
                 LOG.warn("{} node(s) configured: a RedLock needs at least 3 independent masters to survive a node "

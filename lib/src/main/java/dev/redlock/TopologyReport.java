@@ -20,11 +20,13 @@ public final class TopologyReport {
 
     private final List<String> problems;
     private final List<String> unchecked;
+    private final List<String> failures;
     private final List<String> warnings;
 
-    private TopologyReport(List<String> problems, List<String> unchecked) {
+    private TopologyReport(List<String> problems, List<String> unchecked, List<String> failures) {
         this.problems = List.copyOf(problems);
         this.unchecked = List.copyOf(unchecked);
+        this.failures = List.copyOf(failures);
         List<String> all = new ArrayList<>(this.problems);
         all.addAll(this.unchecked);
         this.warnings = List.copyOf(all);
@@ -38,7 +40,31 @@ public final class TopologyReport {
      * @return the report
      */
     public static TopologyReport of(List<String> problems, List<String> unchecked) {
-        return new TopologyReport(problems, unchecked);
+        return new TopologyReport(problems, unchecked, List.of());
+    }
+
+    /**
+     * Creates a report with failed nodes. For the library's own use and for tests.
+     *
+     * @param problems warnings that {@link RedlockConfig#strictTopology()} fails on; should include the failures
+     * @param unchecked warnings about what could not be checked
+     * @param failures nodes that cannot do their part (cannot release, or cannot vote), each naming the node and why
+     * @return the report
+     */
+    public static TopologyReport of(List<String> problems, List<String> unchecked, List<String> failures) {
+        return new TopologyReport(problems, unchecked, failures);
+    }
+
+    /**
+     * Returns the nodes that cannot do their part, each naming the node and why: a node that refuses a command the
+     * library needs (such as {@code EVALSHA} or, inside a script, {@code DEL}) may grant locks that no release can
+     * remove before their TTL; a node whose identity cannot be read (INFO refused) never votes while restart
+     * quarantine is on. These are {@linkplain #problems() problems} too, so strict mode fails on them.
+     *
+     * @return an unmodifiable list, empty if every node can do its part
+     */
+    public List<String> failures() {
+        return failures;
     }
 
     /**

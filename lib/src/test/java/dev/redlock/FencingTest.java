@@ -1,5 +1,6 @@
 package dev.redlock;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -42,7 +43,9 @@ class FencingTest extends RedisBackedTest {
         }
         // The counter lives next to the key, under the same hash tag.
         String counter = locks.get(0).key() + ":fence";
-        assertEquals(Long.toString(last), node(0).get(counter));
+        try (var admin = node(0).client()) {
+            assertEquals(Long.toString(last), admin.hget(counter, "v"));
+        }
     }
 
     @Test
@@ -96,6 +99,49 @@ class FencingTest extends RedisBackedTest {
                     last = t;
                 }
             }
+        }
+    }
+
+    /**
+     * A fenced grant reaches nodes 0, 1, 2 only (3 and 4 are down, and come back empty); node 0 then restarts empty
+     * and 1, 2 stop answering. A grant through 0, 3, 4 must not reuse or undercut the token: node 0's counter is
+     * gone, and 3 and 4 never saw it. Only node 0 lost data between the two grants.
+     */
+    @Test
+    void nodeThatLostItsCounterDoesNotCountInAFencingRead() throws Exception {
+        Duration ttl = Duration.ofSeconds(1);
+        RedlockClient c = client(b -> b.restartQuarantine(true).leaseTime(ttl).perNodeTimeout(Duration.ofMillis(100)));
+        QuorumLock lock = c.redLock(uniqueName("fenced-loss")).fenced();
+        RestartProtectionTest.awaitTrusted(c);
+        try (Lease first = lock.tryAcquire(Duration.ofSeconds(5), ttl).orElseThrow()) {
+            assertTrue(token(first) > 0);
+        }
+        node(3).kill();
+        node(4).kill();
+        long issued;
+        try (Lease second = lock.tryAcquire(Duration.ofSeconds(5), ttl).orElseThrow()) {
+            issued = token(second); // counters raised on nodes 0, 1, 2 only
+        }
+        node(0).kill();
+        node(0).restart(); // its counter is gone
+        node(3).restart();
+        node(4).restart();
+        node(1).pause();
+        node(2).pause();
+        // Wait out node 0's restart quarantine with another lock, so this lock's counters are not touched.
+        await().atMost(Duration.ofSeconds(15)).pollInterval(Duration.ofMillis(100)).until(() -> {
+            AcquireResult r = c.redLock(uniqueName("probe")).attempt(Duration.ZERO, ttl);
+            r.lease().ifPresent(Lease::release);
+            return r.lastRound().nodes().get(0).status() == NodeStatus.GRANTED;
+        });
+        AcquireResult third = lock.attempt(Duration.ZERO, ttl);
+        third.lease().ifPresent(Lease::release);
+        assertTrue(!third.acquired() || token(third.lease().orElseThrow()) > issued,
+                () -> "token went back: " + issued + " then " + third.lease().orElseThrow().fencingToken());
+        node(1).resume();
+        node(2).resume();
+        try (Lease fourth = lock.tryAcquire(Duration.ofSeconds(5), ttl).orElseThrow()) {
+            assertTrue(token(fourth) > issued, "once the nodes that kept the counter answer, tokens go on");
         }
     }
 

@@ -192,7 +192,10 @@ class LeaseLifecycleTest extends RedisBackedTest {
         assertThrows(LockLostException.class, lock::tryLock);
         assertThrows(LockLostException.class, lock::lock);
         assertEquals(1, lock.getHoldCount(), "the failed re-entries did not count");
-        lock.unlock(); // the stale hold is still unlocked without IllegalMonitorStateException
+        // Unlocking the stale hold drops it and says the section was not protected; the other owner's key stays.
+        IllegalMonitorStateException stale = assertThrows(IllegalMonitorStateException.class, lock::unlock);
+        assertInstanceOf(LockLostException.class, stale.getCause());
+        assertEquals(0, lock.getHoldCount());
         assertFalse(lock.tryLock(), "now an ordinary attempt, against the other holder");
         assertTrue(other.isValid());
     }
@@ -212,7 +215,10 @@ class LeaseLifecycleTest extends RedisBackedTest {
         node(2).kill();
         probe.loss.get(5, TimeUnit.SECONDS);
         assertFalse(lock.isHeldByCurrentThread(), "a lost lease is not held");
-        lock.unlock(); // no IllegalMonitorStateException: it still sends the release everywhere
+        // It still sends the release everywhere, then tells the caller the section was not protected to its end.
+        IllegalMonitorStateException lost = assertThrows(IllegalMonitorStateException.class, lock::unlock);
+        assertInstanceOf(LockLostException.class, lost.getCause());
+        assertEquals(0, lock.getHoldCount());
         assertThrows(IllegalMonitorStateException.class, lock::unlock);
     }
 

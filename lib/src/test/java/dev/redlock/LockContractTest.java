@@ -3,6 +3,7 @@ package dev.redlock;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -223,6 +224,24 @@ abstract class LockContractTest extends RedisBackedTest {
         assertTrue(next.isValid());
         next.releaseAsync().get(5, TimeUnit.SECONDS);
         assertSame(next.releaseAsync().get(5, TimeUnit.SECONDS), next.releaseAsync().get(5, TimeUnit.SECONDS));
+    }
+
+    @Test
+    void unlockAfterTheLeaseWasLostThrowsIllegalMonitorStateAndStillReleases() throws Exception {
+        RedlockClient c = client();
+        QuorumLock lock = lock(c, uniqueName("unlock-lost"));
+        assertTrue(lock.tryLock(0, 1_000, TimeUnit.MILLISECONDS));
+        String key = lock.key();
+        Lease lease = lock.currentLease().orElseThrow();
+        await().atMost(Duration.ofSeconds(5)).until(() -> !lease.isValid());
+        assertFalse(lock.isHeldByCurrentThread());
+        // Another owner takes the key on one node; it must survive our release.
+        node(4).set(key, "someone-else");
+        IllegalMonitorStateException e = assertThrows(IllegalMonitorStateException.class, lock::unlock);
+        assertInstanceOf(LockLostException.class, e.getCause(), e::toString);
+        assertEquals(0, lock.getHoldCount());
+        assertEquals("someone-else", node(4).get(key));
+        assertThrows(IllegalMonitorStateException.class, lock::unlock, "the hold is gone after that unlock");
     }
 
     @Test

@@ -27,8 +27,13 @@ abstract class RedisBackedTest {
      * quarantine is off because the nodes were started moments ago; its own tests turn it on.
      */
     RedlockConfig.Builder config() {
+        return config(REDIS.uris());
+    }
+
+    /** The test settings over the given node URIs. */
+    RedlockConfig.Builder config(List<String> uris) {
         return RedlockConfig.builder()
-                .nodes(REDIS.uris())
+                .nodes(uris)
                 .restartQuarantine(false)
                 .perNodeTimeout(Duration.ofMillis(200))
                 .leaseTime(Duration.ofSeconds(10))
@@ -42,7 +47,12 @@ abstract class RedisBackedTest {
     }
 
     RedlockClient client(Consumer<RedlockConfig.Builder> tweak) {
-        RedlockConfig.Builder b = config();
+        return client(REDIS.uris(), tweak);
+    }
+
+    /** A client over the given node URIs with the test settings, closed after the test. */
+    RedlockClient client(List<String> uris, Consumer<RedlockConfig.Builder> tweak) {
+        RedlockConfig.Builder b = config(uris);
         tweak.accept(b);
         RedlockClient c = RedlockClient.create(b.build());
         clients.add(c);

@@ -232,4 +232,43 @@ class TopologyCheckTest extends RedisBackedTest {
                 report::toString);
         assertEquals(report.unchecked(), report.warnings());
     }
+
+    /** A node where the given commands are denied to the client's user by an ACL. */
+    private RedlockClient restricted(int node, String... denied) {
+        String user = "redlock-check";
+        List<String> rules = new ArrayList<>(List.of("reset", "on", ">pw", "~*", "&*", "+@all"));
+        for (String d : denied) {
+            rules.add("-" + d);
+        }
+        try (Jedis admin = node(node).client()) {
+            admin.aclSetUser(user, rules.toArray(new String[0]));
+        }
+        owned.add(() -> {
+            try (Jedis admin = node(node).client()) {
+                admin.aclDelUser(user);
+            }
+        });
+        List<String> uris = new ArrayList<>(REDIS.uris());
+        uris.set(node, "redis://" + user + ":pw@" + node(node).host() + ":" + node(node).port());
+        return create(over(uris));
+    }
+
+    @Test
+    void nodeThatCannotReleaseIsReportedNamingTheCommand() {
+        RedlockClient client = restricted(1, "del");
+        TopologyReport report = client.check();
+        assertTrue(report.problems().stream().anyMatch(p -> p.contains(name(1)) && p.contains("DEL")),
+                report::toString);
+    }
+
+    @Test
+    void nodeThatCannotRunScriptsIsReportedNamingTheCommand() {
+        RedlockClient client = restricted(2, "evalsha", "eval");
+        TopologyReport report = client.check();
+        assertTrue(report.problems().stream().anyMatch(p -> p.contains(name(2)) && p.contains("EVALSHA")),
+                report::toString);
+        RedlockConfig strict = client.config().toBuilder().strictTopology(true).build();
+        IllegalStateException e = assertThrows(IllegalStateException.class, () -> RedlockClient.create(strict));
+        assertTrue(e.getMessage().contains(name(2)), e::getMessage);
+    }
 }

@@ -102,12 +102,14 @@ abstract class ChaosTestBase {
 
     /**
      * After healing and one TTL plus a margin, no lock key is left on any node. Fencing counters
-     * ({@code redlock:{name}:fence}) are meant to stay: they must outlive every lease.
+     * ({@code redlock:{name}:fence}) and each node's incarnation marker ({@code redlock:node-incarnation}) are meant to
+     * stay: they must outlive every lease.
      */
     static void assertNoLeftovers(ChaosCluster cluster, Duration ttl) {
         cluster.healAll();
         await().atMost(ttl.plusSeconds(3)).pollInterval(Duration.ofMillis(100))
-                .until(() -> cluster.keysEverywhere("redlock:*").stream().noneMatch(k -> !k.endsWith(":fence")));
+                .until(() -> cluster.keysEverywhere("redlock:*").stream()
+                        .allMatch(k -> k.endsWith(":fence") || k.equals("redlock:node-incarnation")));
     }
 
     /** A stop-the-world pause of the calling thread; park may wake early, so it loops until the time is up. */

@@ -35,6 +35,8 @@ public final class DefaultLease implements Lease {
     private final String token;
     private final long startNanos;
     private final RoundOutcome acquisition;
+    /** The winning acquire round: its nodes' late answers tell a release where the acquire's outcome is unknown. */
+    private final Round acquireRound;
     private volatile boolean autoExtended;
     private volatile long fencingToken = -1;
 
@@ -52,11 +54,16 @@ public final class DefaultLease implements Lease {
     private ScheduledFuture<?> deadlineTimer;
     private RoundOutcome lastExtension;
     private int failedExtensions;
+    /** Extension rounds are numbered as they start; the newest confirmed one set the deadline. */
+    private long extensionSeq;
+    private long lastConfirmedSeq;
+    /** Deadline caps from extensions newer than the last confirmed one that failed but may have been applied. */
+    private final java.util.TreeMap<Long, Long> unconfirmedCaps = new java.util.TreeMap<>();
     private LockLostException lossCause;
     private final List<Consumer<? super LockLostException>> listeners = new ArrayList<>(1);
 
     DefaultLease(QuorumEngine engine, LockRef ref, String token, long ttlMillis, long startNanos, long deadlineNanos,
-            long keyExpiryNanos, RoundOutcome acquisition) {
+            long keyExpiryNanos, RoundOutcome acquisition, Round acquireRound) {
         this.engine = engine;
         this.ref = ref;
         this.token = token;
@@ -65,6 +72,11 @@ public final class DefaultLease implements Lease {
         this.deadlineNanos = deadlineNanos;
         this.keyExpiryNanos = keyExpiryNanos;
         this.acquisition = acquisition;
+        this.acquireRound = acquireRound;
+    }
+
+    Round acquireRound() {
+        return acquireRound;
     }
 
     /** Set once, before the lease is handed out. */
@@ -177,23 +189,63 @@ public final class DefaultLease implements Lease {
         return result;
     }
 
+    /** Numbers an extension round as it starts. */
+    synchronized long nextExtensionSeq() {
+        return ++extensionSeq;
+    }
+
     /**
-     * Moves the deadline after a successful extension round that started at {@code roundStart}. Returns false if the
-     * lease was lost or released meanwhile: then nothing changes.
+     * Moves the deadline after a successful extension round {@code seq} that started at {@code roundStart}. A round
+     * older than the last confirmed one changes nothing (the nodes applied the newer one after it), and the deadline
+     * never exceeds the cap of a newer round that failed but may have been applied. Returns false if the lease was
+     * lost or released meanwhile: then nothing changes.
      */
-    synchronized boolean extended(long roundStart, long newDeadline, long newTtlMillis, RoundOutcome outcome) {
+    synchronized boolean extended(long seq, long roundStart, long newDeadline, long newTtlMillis,
+            RoundOutcome outcome) {
         if (state.get() != HELD) {
             return false;
         }
+        keyExpiryNanos = later(keyExpiryNanos, roundStart + newTtlMillis * 1_000_000L);
+        if (seq < lastConfirmedSeq) {
+            return true;
+        }
+        lastConfirmedSeq = seq;
+        unconfirmedCaps.headMap(seq, true).clear();
+        long deadline = newDeadline;
+        for (long cap : unconfirmedCaps.values()) {
+            deadline = cap - deadline < 0 ? cap : deadline;
+        }
         this.ttlMillis = newTtlMillis;
-        this.deadlineNanos = newDeadline;
-        this.keyExpiryNanos = roundStart + newTtlMillis * 1_000_000L;
+        this.deadlineNanos = deadline;
         this.lastExtension = outcome;
         this.failedExtensions = 0;
         if (deadlineTimer != null) {
             armDeadlineTimer();
         }
         return true;
+    }
+
+    /**
+     * Records an extension round that was not confirmed by a quorum: any node it reached may still have applied it,
+     * so the lease's deadline may not exceed {@code roundStart + ttl - drift} (it only matters for a shorter lease).
+     */
+    synchronized void extensionUnconfirmed(long seq, long roundStart, long ttlMillis, long driftNanos) {
+        keyExpiryNanos = later(keyExpiryNanos, roundStart + ttlMillis * 1_000_000L);
+        if (state.get() != HELD || seq < lastConfirmedSeq) {
+            return;
+        }
+        long cap = roundStart + ttlMillis * 1_000_000L - driftNanos;
+        unconfirmedCaps.put(seq, cap);
+        if (cap - deadlineNanos < 0) {
+            deadlineNanos = cap;
+            if (deadlineTimer != null) {
+                armDeadlineTimer();
+            }
+        }
+    }
+
+    private static long later(long a, long b) {
+        return a - b >= 0 ? a : b;
     }
 
     void holdCapReached() {

@@ -5,6 +5,7 @@ import dev.redlock.RedlockConfig;
 import dev.redlock.Ticker;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import java.net.SocketTimeoutException;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -46,8 +47,6 @@ public final class JedisNodeClient implements NodeClient {
     private final Ticker ticker;
     private final DefaultJedisClientConfig clientConfig;
     private final NodeGuard guard;
-    private final long identityCheckNanos;
-    private boolean probed;
     private final long closeGraceNanos;
     private final long joinMillis;
 
@@ -61,6 +60,8 @@ public final class JedisNodeClient implements NodeClient {
     // Confined to the I/O thread.
     private Connection connection;
     private Pipeline pipeline;
+    /** What INFO said about the server on {@link #connection}. */
+    private Quarantine.Connection ownIdent;
     /** No reconnect before this time ({@link System#nanoTime()}): a dead node must not cost a connect per batch. */
     private long reconnectNotBefore = System.nanoTime();
     private long reconnectDelayNanos;
@@ -70,7 +71,6 @@ public final class JedisNodeClient implements NodeClient {
     public JedisNodeClient(NodeSpec spec, RedlockConfig config, String threadName, Quarantine quarantine) {
         this.spec = spec;
         this.guard = new NodeGuard(spec.name(), config, quarantine);
-        this.identityCheckNanos = config.identityCheckInterval().toNanos();
         this.ticker = config.ticker();
         int timeoutMs = (int) Math.min(Integer.MAX_VALUE, config.perNodeTimeout().toMillis());
         // The socket timeout is the per-node timeout: a read that outlasts it drops the connection.
@@ -82,6 +82,12 @@ public final class JedisNodeClient implements NodeClient {
                 + 2L * timeoutMs + 1_000;
         this.thread = new Thread(this::run, threadName);
         this.thread.setDaemon(true);
+        guard.maintenance(this::submit);
+    }
+
+    @Override
+    public void markCountersIntact() {
+        guard.markIntact();
     }
 
     /** Starts the I/O thread, which connects at once so the first round does not pay for the handshake. */
@@ -178,9 +184,6 @@ public final class JedisNodeClient implements NodeClient {
         AbstractPipeline p;
         try {
             p = spec.client() == null ? ensurePipeline() : spec.client().pipelined();
-            if (!probed || System.nanoTime() - guard.identity().checkedAtNanos > identityCheckNanos) {
-                probeIdentity();
-            }
         } catch (RuntimeException e) {
             for (NodeOp op : ops.subList(0, kept)) {
                 finish(op, NodeStatus.ERROR, e);
@@ -225,13 +228,32 @@ public final class JedisNodeClient implements NodeClient {
     private void execute(AbstractPipeline p, List<NodeOp> ops) {
         boolean[] done = new boolean[ops.size()];
         try {
+            // A user's client may hand out any pooled connection, to a server that restarted since the last batch:
+            // learn who answers in the same pipeline, on the same connection, before any vote of it is judged.
+            Quarantine.Connection conn = ownIdent;
+            Response<Object> info = null;
+            Response<Object> fsync = null;
+            if (spec.client() != null) {
+                conn = new Quarantine.Connection();
+                conn.runId = guard.identity().runId; // the likely server, for encoding; checked against INFO below
+                info = p.sendCommand(infoCommand());
+                if (guard.quarantine().trustPersistent()) {
+                    fsync = p.sendCommand(new CommandArguments(Protocol.Command.CONFIG).add("GET").add("appendfsync"));
+                }
+            }
             long sentAt = ticker.nanoTime();
             Response<Object>[] replies = new Response[ops.size()];
             for (int i = 0; i < ops.size(); i++) {
-                ops.get(i).sentAtNanos = sentAt;
-                replies[i] = p.sendCommand(command(ops.get(i), true));
+                NodeOp op = ops.get(i);
+                op.sentAtNanos = sentAt;
+                guard.prepare(op, conn);
+                replies[i] = p.sendCommand(command(op, true));
             }
             p.sync();
+            if (info != null) {
+                conn = new Quarantine.Connection();
+                learn(conn, info, fsync);
+            }
             List<Integer> noScript = null;
             for (int i = 0; i < ops.size(); i++) {
                 NodeOp op = ops.get(i);
@@ -240,6 +262,7 @@ public final class JedisNodeClient implements NodeClient {
                     reply = replies[i].get();
                 } catch (JedisNoScriptException e) {
                     // The node's script cache was flushed (restart, SCRIPT FLUSH): resend as EVAL, which reloads it.
+                    // An op of the same key behind it may have run first; the release tombstone covers that.
                     if (noScript == null) {
                         noScript = new ArrayList<>();
                     }
@@ -251,7 +274,7 @@ public final class JedisNodeClient implements NodeClient {
                     continue;
                 }
                 // A reply of the wrong shape throws: the connection is out of step and is dropped below.
-                finish(op, op.statusOf(reply), null);
+                guard.settle(op, op.statusOf(reply), null, conn);
                 done[i] = true;
             }
             if (noScript != null) {
@@ -270,7 +293,7 @@ public final class JedisNodeClient implements NodeClient {
                         done[i] = true;
                         continue;
                     }
-                    finish(op, op.statusOf(reply), null);
+                    guard.settle(op, op.statusOf(reply), null, conn);
                     done[i] = true;
                 }
             }
@@ -290,15 +313,20 @@ public final class JedisNodeClient implements NodeClient {
         }
     }
 
+    private CommandArguments infoCommand() {
+        CommandArguments c = new CommandArguments(Protocol.Command.INFO);
+        // INFO server names the run_id; trusted persistence also needs the persistence section.
+        return guard.quarantine().trustPersistent() ? c : c.add("server");
+    }
+
     private static CommandArguments command(NodeOp op, boolean bySha) {
         op.evalFallback = !bySha;
         String[] args = op.arguments();
         CommandArguments c = new CommandArguments(Protocol.Command.valueOf(args[0]));
         // Mark the keys as keys, so a cluster-aware client routes the command to the right slot.
-        int firstKey = args[0].equals("SET") ? 1 : 3;
-        int keys = args[0].equals("SET") ? 1 : Integer.parseInt(args[2]);
+        int keys = Integer.parseInt(args[2]);
         for (int i = 1; i < args.length; i++) {
-            if (i >= firstKey && i < firstKey + keys) {
+            if (i >= 3 && i < 3 + keys) {
                 c.key(args[i]);
             } else {
                 c.add(args[i]);
@@ -307,29 +335,29 @@ public final class JedisNodeClient implements NodeClient {
         return c;
     }
 
-    /** Learns the node's run_id and uptime (and persistence, when trusted) for restart quarantine. */
-    private void probeIdentity() {
-        String info;
-        Boolean fsyncAlways = null;
-        if (spec.client() != null) {
-            info = spec.client().info();
-            if (guard.quarantine().trustPersistent()) {
-                fsyncAlways = "always".equals(spec.client().configGet("appendfsync").get("appendfsync"));
-            }
-        } else {
-            Object raw = connection.executeCommand(new CommandArguments(Protocol.Command.INFO));
-            info = raw instanceof byte[] ? new String((byte[]) raw, java.nio.charset.StandardCharsets.UTF_8)
-                    : String.valueOf(raw);
-            if (guard.quarantine().trustPersistent()) {
-                Object cfg = connection.executeCommand(new CommandArguments(Protocol.Command.CONFIG).add("GET")
-                        .add("appendfsync"));
-                fsyncAlways = cfg instanceof List && ((List<?>) cfg).size() == 2
-                        && "always".equals(new String((byte[]) ((List<?>) cfg).get(1),
-                                java.nio.charset.StandardCharsets.UTF_8));
+    /** Learns the server's identity from INFO (and persistence from CONFIG GET) replies read on one connection. */
+    private void learn(Quarantine.Connection conn, Response<Object> info, Response<Object> fsync) {
+        Quarantine q = guard.quarantine();
+        String text;
+        try {
+            Object raw = info.get();
+            text = raw instanceof byte[] ? new String((byte[]) raw, StandardCharsets.UTF_8) : String.valueOf(raw);
+        } catch (JedisDataException e) {
+            q.identityRefused(guard.identity(), e.getMessage());
+            return;
+        }
+        Boolean always = null;
+        if (fsync != null) {
+            always = false;
+            try {
+                Object cfg = fsync.get();
+                always = cfg instanceof List && ((List<?>) cfg).size() == 2 && ((List<?>) cfg).get(1) instanceof byte[]
+                        && "always".equals(new String((byte[]) ((List<?>) cfg).get(1), StandardCharsets.UTF_8));
+            } catch (JedisDataException e) {
+                q.persistenceRefused(guard.identity(), e.getMessage());
             }
         }
-        guard.quarantine().learn(guard.identity(), info, fsyncAlways);
-        probed = true;
+        q.learn(guard.identity(), conn, text, always);
     }
 
     private void finish(NodeOp op, NodeStatus status, Throwable error) {
@@ -357,13 +385,38 @@ public final class JedisNodeClient implements NodeClient {
             reconnectDelayNanos = 0;
             pipeline = new Pipeline(connection, false);
             try {
-                probeIdentity(); // learn who is behind the new connection before counting its votes
+                handshake(); // load the scripts and learn who is behind the new connection before any op
             } catch (RuntimeException e) {
                 discardConnection();
                 throw e;
             }
         }
         return pipeline;
+    }
+
+    /** On a new connection: loads every script, then reads the server's identity, pipelined in one round trip. */
+    @SuppressWarnings("unchecked")
+    private void handshake() {
+        Pipeline p = pipeline;
+        List<Response<Object>> loads = new ArrayList<>();
+        for (LuaScript script : LuaScript.ALL) {
+            loads.add(p.sendCommand(new CommandArguments(Protocol.Command.SCRIPT).add("LOAD").add(script.source())));
+        }
+        Response<Object> info = p.sendCommand(infoCommand());
+        Response<Object> fsync = guard.quarantine().trustPersistent()
+                ? p.sendCommand(new CommandArguments(Protocol.Command.CONFIG).add("GET").add("appendfsync")) : null;
+        p.sync();
+        for (Response<Object> load : loads) {
+            try {
+                load.get();
+            } catch (JedisDataException e) {
+                // Refused (an ACL): ops answer NOSCRIPT and fall back to EVAL.
+                LOG.debug("node {}: SCRIPT LOAD refused: {}", spec.name(), e.getMessage());
+            }
+        }
+        Quarantine.Connection conn = new Quarantine.Connection();
+        learn(conn, info, fsync);
+        ownIdent = conn;
     }
 
     private void discardConnection() {

@@ -19,10 +19,15 @@ public final class LuaScript {
     public static final LuaScript RELEASE = load("release.lua");
     /** Compare-and-expire: extends a key only while it holds the caller's token; never recreates it. */
     public static final LuaScript EXTEND = load("extend.lua");
-    /** SET NX PX that also returns the node's fencing counter when granted. */
-    public static final LuaScript ACQUIRE_FENCED = load("acquire_fenced.lua");
+    /** SET NX PX with the release tombstone, incarnation marker and fencing counter read around it. */
+    public static final LuaScript ACQUIRE = load("acquire.lua");
     /** Raises the fencing counter to a candidate while the lock key still holds the caller's token. */
     public static final LuaScript FENCE = load("fence.lua");
+    /** Compare-and-set maintenance of a node's incarnation marker: rotate, adopt a run_id, mark counters intact. */
+    public static final LuaScript MARKER = load("marker.lua");
+
+    /** Every script, in the order a new connection loads them. */
+    public static final java.util.List<LuaScript> ALL = java.util.List.of(ACQUIRE, RELEASE, EXTEND, FENCE, MARKER);
 
     private final String name;
     private final String source;

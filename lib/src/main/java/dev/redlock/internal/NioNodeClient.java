@@ -36,21 +36,40 @@ final class NioNodeClient implements NodeClient, NioLoop.Handler {
     private static final long MAX_RECONNECT_DELAY_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
     private static final String CLOSED = "the Redlock client is closed";
 
-    /** A handshake command (AUTH, SELECT) queued ahead of the first op; its reply must not be an error. */
-    private static final class Handshake {
+    /**
+     * A handshake command queued ahead of the first op: AUTH and SELECT must succeed; SCRIPT LOAD may be refused
+     * (a node that refuses it answers NOSCRIPT later, and the op falls back to EVAL).
+     */
+    private static final class Handshake extends Control {
         final String what;
+        final boolean required;
 
-        Handshake(String what) {
+        Handshake(String what, boolean required, long sentAtNanos) {
+            super(sentAtNanos);
             this.what = what;
+            this.required = required;
+        }
+    }
+
+    /** A command of the client's own (handshake, identity probe) awaiting its reply, with when it was sent. */
+    private abstract static class Control {
+        final long sentAtNanos;
+
+        Control(long sentAtNanos) {
+            this.sentAtNanos = sentAtNanos;
         }
     }
 
     /** An identity probe ({@code INFO}, then {@code CONFIG GET appendfsync} when persistence is trusted). */
-    private static final class Probe {
+    private static final class Probe extends Control {
         final boolean fsync;
+        /** Part of the connection's handshake: ops wait for it. */
+        final boolean handshake;
 
-        Probe(boolean fsync) {
+        Probe(boolean fsync, boolean handshake, long sentAtNanos) {
+            super(sentAtNanos);
             this.fsync = fsync;
+            this.handshake = handshake;
         }
     }
 
@@ -59,7 +78,13 @@ final class NioNodeClient implements NodeClient, NioLoop.Handler {
         final SocketChannel channel;
         final ConcurrentLinkedQueue<Object> awaiting = new ConcurrentLinkedQueue<>();
         final long startedNanos = System.nanoTime();
+        /** What INFO said about the server behind this connection. */
+        final Quarantine.Connection ident = new Quarantine.Connection();
         volatile boolean open;
+        /** Every handshake reply has been read: the server's identity is known (or known to be unreadable). */
+        volatile boolean ready;
+        /** Handshake replies still to come (loop thread only). */
+        int handshakeLeft;
         volatile boolean broken;
         SelectionKey key;
         ByteBuffer in = ByteBuffer.allocate(16 * 1024);
@@ -88,6 +113,9 @@ final class NioNodeClient implements NodeClient, NioLoop.Handler {
     private final long closeGraceNanos;
 
     private final ConcurrentLinkedQueue<NodeOp> outbox = new ConcurrentLinkedQueue<>();
+    /** Ops to send again after NOSCRIPT, ahead of everything queued after them (issue order per node). */
+    private final java.util.concurrent.ConcurrentLinkedDeque<NodeOp> resend =
+            new java.util.concurrent.ConcurrentLinkedDeque<>();
     private final AtomicBoolean flushing = new AtomicBoolean();
     private final AtomicBoolean connecting = new AtomicBoolean();
     private final AtomicInteger inFlight = new AtomicInteger();
@@ -109,7 +137,13 @@ final class NioNodeClient implements NodeClient, NioLoop.Handler {
         this.connectTimeoutNanos = config.connectTimeout().toNanos();
         this.maxReconnectDelayNanos = Math.min(MAX_RECONNECT_DELAY_NANOS, config.circuitOpenDuration().toNanos());
         this.closeGraceNanos = Math.max(4 * timeoutNanos, TimeUnit.MILLISECONDS.toNanos(200));
+        guard.maintenance(this::submit);
         loop.add(this);
+    }
+
+    @Override
+    public void markCountersIntact() {
+        guard.markIntact();
     }
 
     /** Connects in the background so the first round does not pay for the handshake. */
@@ -153,17 +187,20 @@ final class NioNodeClient implements NodeClient, NioLoop.Handler {
 
     /** Writes everything queued, if no other thread is already doing it; never blocks. */
     private void flush() {
-        while (!outbox.isEmpty()) {
+        while (!outbox.isEmpty() || !resend.isEmpty()) {
             Conn c = conn;
             if (c == null || !c.open || c.broken) {
                 ensureConnecting();
                 return;
             }
+            if (!c.ready) {
+                return; // the handshake's last reply flushes
+            }
             if (!flushing.compareAndSet(false, true)) {
                 return; // the thread holding the flag writes our op too: it re-checks the outbox before leaving
             }
             try {
-                if (conn == c && c.open && !c.broken) {
+                if (conn == c && c.ready && !c.broken) {
                     drainInto(c);
                 }
             } finally {
@@ -178,13 +215,15 @@ final class NioNodeClient implements NodeClient, NioLoop.Handler {
         out.compact(); // to write mode, keeping bytes a previous flush could not send yet
         try {
             NodeOp op;
-            while ((op = outbox.peek()) != null) {
+            while ((op = resend.peek() != null ? resend.peek() : outbox.peek()) != null) {
+                java.util.Queue<NodeOp> from = resend.peek() == op ? resend : outbox;
                 if (now - op.sendByNanos > 0) {
-                    outbox.poll();
+                    from.poll();
                     finish(op, NodeStatus.TIMEOUT, new QuietException.NotSent("not sent: " + op.kind + " to "
                             + spec.name() + " was still queued at its deadline"));
                     continue;
                 }
+                guard.prepare(op, c.ident);
                 byte[] bytes = op.encoded();
                 if (bytes.length > out.remaining()) {
                     if (out.position() == 0) {
@@ -192,7 +231,7 @@ final class NioNodeClient implements NodeClient, NioLoop.Handler {
                     }
                     break; // write what we have; the outer loop comes back for the rest
                 }
-                outbox.poll();
+                from.poll();
                 op.sentAtNanos = now;
                 // Registered before its bytes go out, so the reader always finds the command of a reply.
                 c.awaiting.add(op);
@@ -267,32 +306,61 @@ final class NioNodeClient implements NodeClient, NioLoop.Handler {
 
     private void connected(Conn c) throws IOException {
         c.key.interestOps(SelectionKey.OP_READ);
-        ByteBuffer hello = ByteBuffer.allocate(4096);
+        java.io.ByteArrayOutputStream hello = new java.io.ByteArrayOutputStream(8192);
+        long now = ticker.nanoTime();
         if (spec.password() != null) {
-            c.awaiting.add(new Handshake("AUTH"));
-            hello.put(spec.user() == null ? Resp.encode("AUTH", spec.password())
-                    : Resp.encode("AUTH", spec.user(), spec.password()));
+            handshake(c, hello, new Handshake("AUTH", true, now), spec.user() == null
+                    ? Resp.encode("AUTH", spec.password()) : Resp.encode("AUTH", spec.user(), spec.password()));
         }
         if (spec.database() != 0) {
-            c.awaiting.add(new Handshake("SELECT"));
-            hello.put(Resp.encode("SELECT", Integer.toString(spec.database())));
+            handshake(c, hello, new Handshake("SELECT", true, now), Resp.encode("SELECT",
+                    Integer.toString(spec.database())));
         }
-        // Learn who the node is before any vote on this connection is counted: replies come back in order.
+        // Load every script, so a restarted node answers the first op instead of NOSCRIPT.
+        for (LuaScript script : LuaScript.ALL) {
+            handshake(c, hello, new Handshake("SCRIPT LOAD " + script.name(), false, now),
+                    Resp.encode("SCRIPT", "LOAD", script.source()));
+        }
+        // Learn who the server is before any op is written on this connection: ops name its run_id, and votes are
+        // judged against it.
         probeInFlight = true;
-        c.awaiting.add(new Probe(false));
-        hello.put(Resp.encode("INFO"));
+        handshake(c, hello, new Probe(false, true, now), infoCommand());
         if (quarantine.trustPersistent()) {
-            c.awaiting.add(new Probe(true));
-            hello.put(Resp.encode("CONFIG", "GET", "appendfsync"));
+            handshake(c, hello, new Probe(true, true, now), Resp.encode("CONFIG", "GET", "appendfsync"));
         }
-        hello.flip();
-        while (hello.hasRemaining()) {
-            c.channel.write(hello); // tiny; a fresh socket's buffer takes it at once
-        }
+        writeFully(c, ByteBuffer.wrap(hello.toByteArray()));
         c.open = true;
         connecting.set(false);
         reconnectDelayNanos = 0;
-        flush();
+    }
+
+    /** INFO server is enough for the run_id; trusted persistence also needs the persistence section. */
+    private byte[] infoCommand() {
+        return quarantine.trustPersistent() ? Resp.encode("INFO") : Resp.encode("INFO", "server");
+    }
+
+    private static void handshake(Conn c, java.io.ByteArrayOutputStream hello, Object entry, byte[] command) {
+        c.awaiting.add(entry);
+        c.handshakeLeft++;
+        hello.writeBytes(command);
+    }
+
+    /** One handshake reply was read; the last one opens the connection to ops (loop thread). */
+    private void handshakeAnswered(Conn c) {
+        if (!c.ready && --c.handshakeLeft == 0) {
+            c.ready = true;
+            flush();
+        }
+    }
+
+    /** Writes a fresh connection's handshake; a new socket's send buffer takes it at once. */
+    private static void writeFully(Conn c, ByteBuffer hello) throws IOException {
+        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(1);
+        while (hello.hasRemaining()) {
+            if (c.channel.write(hello) == 0 && System.nanoTime() - until > 0) {
+                throw new IOException("could not write the connection handshake");
+            }
+        }
     }
 
     private void connectFailed(Exception e) {
@@ -391,23 +459,32 @@ final class NioNodeClient implements NodeClient, NioLoop.Handler {
 
     private void answer(Conn c, Object head, Object reply) {
         if (head instanceof Probe) {
-            learn((Probe) head, reply);
+            learn(c, (Probe) head, reply);
+            if (((Probe) head).handshake) {
+                handshakeAnswered(c);
+            }
             return;
         }
         if (head instanceof Handshake) {
+            Handshake h = (Handshake) head;
             if (reply instanceof Resp.ErrorReply) {
-                throw new IllegalStateException(((Handshake) head).what + " rejected by " + spec.name() + ": "
-                        + reply);
+                if (h.required) {
+                    throw new IllegalStateException(h.what + " rejected by " + spec.name() + ": " + reply);
+                }
+                LOG.debug("node {}: {} refused: {}", spec.name(), h.what, reply);
             }
+            handshakeAnswered(c);
             return;
         }
         NodeOp op = (NodeOp) head;
         if (reply instanceof Resp.ErrorReply) {
             Resp.ErrorReply err = (Resp.ErrorReply) reply;
             if (err.isNoScript() && !op.evalFallback) {
-                // Script cache flushed (restart, SCRIPT FLUSH): resend as EVAL, which caches it again.
+                // Script cache flushed (SCRIPT FLUSH) since this connection loaded it: the node did not run the op.
+                // Send it again as EVAL, which caches the script, ahead of every op queued after it. An op of the
+                // same key already in flight behind it may still run first; the release tombstone covers that.
                 op.evalFallback = true;
-                outbox.add(op);
+                resend.addFirst(op);
                 flush();
                 return;
             }
@@ -415,33 +492,39 @@ final class NioNodeClient implements NodeClient, NioLoop.Handler {
             return;
         }
         // A reply of the wrong shape throws: the connection is out of step and is dropped by the caller.
-        finish(op, op.statusOf(reply), null);
+        NodeStatus status = op.statusOf(reply);
+        inFlight.decrementAndGet();
+        guard.settle(op, status, null, c.ident);
         guard.answered(); // only an answer counts: a stalled node still accepts connections
     }
 
-    /** Handles a probe reply; a node that refuses INFO or CONFIG is simply not learned about. */
-    private void learn(Probe probe, Object reply) {
-        if (reply instanceof Resp.ErrorReply) {
-            LOG.debug("node {}: identity probe refused: {}", spec.name(), reply);
-            probeInFlight = false;
-            return;
-        }
+    /** Handles a probe reply; a node that refuses INFO has an unknown identity, one that refuses CONFIG no trust. */
+    private void learn(Conn c, Probe probe, Object reply) {
         if (!probe.fsync) {
+            if (!(reply instanceof byte[])) {
+                guard.quarantine().identityRefused(identity, String.valueOf(reply));
+                probedInfo = null;
+                probeInFlight = false;
+                return;
+            }
             String info = new String((byte[]) reply, java.nio.charset.StandardCharsets.UTF_8);
             if (quarantine.trustPersistent()) {
                 probedInfo = info; // completed by the CONFIG GET reply that follows
                 return;
             }
-            quarantine.learn(identity, info, null);
+            quarantine.learn(identity, c.ident, info, null);
         } else {
-            Boolean always = null;
+            boolean always = false;
             if (reply instanceof java.util.List && ((java.util.List<?>) reply).size() == 2) {
                 Object v = ((java.util.List<?>) reply).get(1);
                 always = v instanceof byte[] && "always".equals(new String((byte[]) v,
                         java.nio.charset.StandardCharsets.UTF_8));
+            } else {
+                // Refused (or unreadable): persistence unknown counts as none, so restarts stay quarantined.
+                quarantine.persistenceRefused(identity, String.valueOf(reply));
             }
             if (probedInfo != null) {
-                quarantine.learn(identity, probedInfo, always);
+                quarantine.learn(identity, c.ident, probedInfo, always);
                 probedInfo = null;
             }
         }
@@ -458,10 +541,11 @@ final class NioNodeClient implements NodeClient, NioLoop.Handler {
             out.compact();
             try {
                 probeInFlight = true;
-                c.awaiting.add(new Probe(false));
-                out.put(Resp.encode("INFO"));
+                long now = ticker.nanoTime();
+                c.awaiting.add(new Probe(false, false, now));
+                out.put(infoCommand());
                 if (quarantine.trustPersistent()) {
-                    c.awaiting.add(new Probe(true));
+                    c.awaiting.add(new Probe(true, false, now));
                     out.put(Resp.encode("CONFIG", "GET", "appendfsync"));
                 }
             } finally {
@@ -514,7 +598,7 @@ final class NioNodeClient implements NodeClient, NioLoop.Handler {
                 }
             }
         }
-        if (!outbox.isEmpty() && (c == null || !c.open)) {
+        if (!outbox.isEmpty() && (c == null || !c.ready)) {
             long t = ticker.nanoTime();
             outbox.removeIf(op -> {
                 if (t - op.sendByNanos > 0) {
@@ -537,7 +621,11 @@ final class NioNodeClient implements NodeClient, NioLoop.Handler {
      */
     private boolean isStalled(Conn c) {
         Object head = c.awaiting.peek();
-        return head instanceof NodeOp && ticker.nanoTime() - ((NodeOp) head).sentAtNanos > 2 * timeoutNanos;
+        if (head == null) {
+            return false;
+        }
+        long sentAt = head instanceof NodeOp ? ((NodeOp) head).sentAtNanos : ((Control) head).sentAtNanos;
+        return ticker.nanoTime() - sentAt > 2 * timeoutNanos;
     }
 
     // ------------------------------------------------------------------------------------------------ failures
@@ -570,6 +658,9 @@ final class NioNodeClient implements NodeClient, NioLoop.Handler {
 
     private void failOutbox(Throwable cause) {
         NodeOp op;
+        while ((op = resend.poll()) != null) {
+            finish(op, NodeStatus.ERROR, cause);
+        }
         while ((op = outbox.poll()) != null) {
             finish(op, NodeStatus.ERROR, cause);
         }

@@ -25,12 +25,14 @@ final class NodeGuard {
     private final Quarantine.Identity identity;
     private volatile boolean healthy = true;
     private volatile Throwable lastFailure;
+    /** Where marker maintenance goes: the node's own submit. */
+    private volatile java.util.function.Consumer<NodeOp> maintenance = op -> { };
 
     NodeGuard(String name, RedlockConfig config, Quarantine quarantine) {
         this.name = name;
         this.ticker = config.ticker();
         this.quarantine = quarantine;
-        this.identity = new Quarantine.Identity(name);
+        this.identity = quarantine.identity(name);
         this.breaker = CircuitBreaker.of(name, CircuitBreakerConfig.custom()
                 .slidingWindowType(CircuitBreakerConfig.SlidingWindowType.COUNT_BASED)
                 .slidingWindowSize(10)
@@ -46,6 +48,41 @@ final class NodeGuard {
 
     Quarantine quarantine() {
         return quarantine;
+    }
+
+    /** Sets where marker maintenance ops are submitted (the node client itself). */
+    void maintenance(java.util.function.Consumer<NodeOp> submit) {
+        this.maintenance = submit;
+    }
+
+    /**
+     * Fills in what only the node knows, right before an op is encoded for a connection: the incarnation marker the
+     * client expects there, and the run_id of the server on that connection.
+     */
+    void prepare(NodeOp op, Quarantine.Connection conn) {
+        String markerKey = quarantine.markerKey();
+        if (markerKey == null || op.kind == NodeOp.Kind.MARKER) {
+            return;
+        }
+        if (op.isAcquire() || op.kind == NodeOp.Kind.FENCE) {
+            op.markerKey = markerKey;
+        }
+        String known = identity.markerId;
+        op.knownMarkerId = known == null ? "" : known;
+        String run = conn == null ? null : conn.runId;
+        op.encodedRunId = run == null ? "" : run;
+    }
+
+    /**
+     * Marks this node's fencing counters intact: every configured node answered a fencing read and none had intact
+     * counters, so the cluster's counters start here (see {@code marker.lua}).
+     */
+    void markIntact() {
+        String known = identity.markerId;
+        if (known != null && quarantine.markerKey() != null) {
+            maintenance.accept(NodeOp.markIntact(quarantine.markerKey(), known,
+                    ticker.nanoTime() + TimeUnit.SECONDS.toNanos(1)));
+        }
     }
 
     Quarantine.Identity identity() {
@@ -65,7 +102,7 @@ final class NodeGuard {
      * and take no permission: an earlier acquire may have been applied.
      */
     boolean admit(NodeOp op) {
-        if (op.kind == NodeOp.Kind.RELEASE) {
+        if (op.kind == NodeOp.Kind.RELEASE || op.kind == NodeOp.Kind.MARKER) {
             return true;
         }
         if (breaker.tryAcquirePermission()) {
@@ -86,8 +123,18 @@ final class NodeGuard {
         }
     }
 
-    /** Settles an op's answer exactly once and completes it. */
+    /** Settles an op that got no answer from a server (not sent, timed out, failed) exactly once and completes it. */
     void settle(NodeOp op, NodeStatus status, Throwable error) {
+        settle(op, status, error, null);
+    }
+
+    /**
+     * Settles an op's answer exactly once and completes it. An acquire's answer is judged first: a grant from a node
+     * that may have lost data, or whose identity is unknown, is reported as {@link NodeStatus#QUARANTINED}.
+     *
+     * @param conn what the connection the answer came on said about its server; null if the op got no answer
+     */
+    void settle(NodeOp op, NodeStatus status, Throwable error, Quarantine.Connection conn) {
         if (op.permitted) {
             op.permitted = false;
             long took = op.sentAtNanos == 0 ? 0 : ticker.nanoTime() - op.sentAtNanos;
@@ -99,8 +146,12 @@ final class NodeGuard {
                 breaker.onSuccess(took, TimeUnit.NANOSECONDS);
             }
         }
-        if (status == NodeStatus.GRANTED && quarantine.quarantined(identity)) {
-            status = NodeStatus.QUARANTINED;
+        if (op.isAcquire() && (status == NodeStatus.GRANTED || status == NodeStatus.TAKEN)) {
+            String why = quarantine.judge(identity, op, conn, maintenance);
+            if (why != null && status == NodeStatus.GRANTED) {
+                status = NodeStatus.QUARANTINED;
+                error = new QuietException.Quarantined("node " + name + " granted, but its vote does not count: " + why);
+            }
         }
         if ((status == NodeStatus.ERROR || status == NodeStatus.TIMEOUT) && LOG.isDebugEnabled()) {
             LOG.debug("node {}: {} {} for key {}: {}", name, op.kind, status, op.key, String.valueOf(error));

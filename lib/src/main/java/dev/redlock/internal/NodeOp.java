@@ -1,25 +1,33 @@
 package dev.redlock.internal;
 
 import dev.redlock.NodeStatus;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
 
 /**
- * One command for one node, belonging to one {@link Round}. Completed exactly once, by whichever thread learns its
- * outcome (the node's I/O thread, or the submitter when it is rejected up front).
+ * One command for one node, belonging to one {@link Round} (or to none: marker maintenance). Completed exactly once,
+ * by whichever thread learns its outcome (the node's I/O thread, or the submitter when it is rejected up front).
+ *
+ * <p>The engine fills in what the command is; the node client fills in, right before encoding, what only it knows
+ * (the incarnation marker it expects, the run_id of the server on the connection), and parses the reply into the
+ * fields below, which its {@link NodeGuard} judges before the round counts the vote.
  */
 public final class NodeOp {
 
-    /** What the command does; each maps to one Redis command or script call. */
+    /** What the command does; each maps to one script call. */
     public enum Kind {
-        /** {@code SET key token NX PX ttl}. */
+        /** {@code acquire.lua}: SET NX PX, with the release tombstone and the incarnation marker checked. */
         ACQUIRE,
-        /** {@code release.lua}: compare-and-delete. */
+        /** {@code release.lua}: compare-and-delete (and a tombstone when the acquire's outcome is unknown). */
         RELEASE,
         /** {@code extend.lua}: compare-and-expire. */
         EXTEND,
-        /** {@code acquire_fenced.lua}: SET NX PX, returning the node's fencing counter when granted. */
+        /** {@code acquire.lua}, fenced: also reads the lock's fencing counter, whether granted or not. */
         ACQUIRE_FENCED,
         /** {@code fence.lua}: raise the fencing counter to a candidate while the key still holds our token. */
-        FENCE
+        FENCE,
+        /** {@code marker.lua}: maintenance of the node's incarnation marker; belongs to no round. */
+        MARKER
     }
 
     final Kind kind;
@@ -30,17 +38,44 @@ public final class NodeOp {
     final String counterKey;
     /** The candidate fencing token of a {@link Kind#FENCE}. */
     final long candidate;
-    /** The number a node answered besides its vote: its fencing counter, for {@link Kind#ACQUIRE_FENCED}. */
-    long value = -1;
     /** Ticker time after which sending is useless (the round gave up, or the key has expired anyway). */
     final long sendByNanos;
     private final Round round;
     private final int index;
+    /** {@link Kind#MARKER} only: the script's ARGV (action, expected id, run_id, new id). */
+    private final String[] markerArgs;
+
+    /** Release only: leave a tombstone if the key is not ours, because our acquire may still arrive here. */
+    boolean tombstone;
+
+    // Set by the node client before encoding.
+    /** The node's incarnation marker key, or null when restart detection is off. */
+    String markerKey;
+    /** The marker id the client knows for the node ("" if none). */
+    String knownMarkerId = "";
+    /** The run_id of the server on the connection this op goes out on, as known when encoding ("" if not). */
+    String encodedRunId = "";
+
+    // Parsed from an acquire's reply.
+    /** The lock's fencing counter on the node ({@link Kind#ACQUIRE_FENCED}); -1 before a reply. */
+    long value = -1;
+    /** Whether the counter may be trusted in a fencing read, as the node's script judged it. */
+    boolean counterValid;
+    /** Whether the node's fencing counters are intact (never lost since the cluster's counters started). */
+    boolean intact;
+    /** The node's marker, when the reply carried it (it differed from what the client named); null otherwise. */
+    String replyMarkerId;
+    String replyMarkerRun;
+    long replyMarkerAgeMillis;
+
+    // Set by the node client and its guard.
     /** Set by the node when a circuit-breaker permission was taken for this op, so it is returned exactly once. */
     boolean permitted;
     long sentAtNanos;
     /** Set after a NOSCRIPT reply: the next send uses EVAL with the script's source. */
     boolean evalFallback;
+    /** Whether the acquire's counter read counts in a fencing read: answered, and the node's identity trusted. */
+    boolean readTrusted;
 
     NodeOp(Kind kind, String key, String token, long ttlMillis, long sendByNanos, Round round, int index,
             String counterKey, long candidate) {
@@ -53,6 +88,37 @@ public final class NodeOp {
         this.sendByNanos = sendByNanos;
         this.round = round;
         this.index = index;
+        this.markerArgs = null;
+    }
+
+    /** A marker maintenance op: no round waits for it. */
+    private NodeOp(String markerKey, long sendByNanos, String... markerArgs) {
+        this.kind = Kind.MARKER;
+        this.key = markerKey;
+        this.token = "";
+        this.ttlMillis = 0;
+        this.counterKey = null;
+        this.candidate = 0;
+        this.sendByNanos = sendByNanos;
+        this.round = null;
+        this.index = -1;
+        this.markerKey = markerKey;
+        this.markerArgs = markerArgs;
+    }
+
+    /** Starts a new incarnation of the node's marker, if it is still {@code expectedId} under another run_id. */
+    static NodeOp rotateMarker(String markerKey, String expectedId, String runId, String newId, long sendByNanos) {
+        return new NodeOp(markerKey, sendByNanos, "rotate", expectedId, runId, newId);
+    }
+
+    /** Records the server's new run_id in the marker: a restart that lost nothing (persistence trusted). */
+    static NodeOp adoptRunId(String markerKey, String expectedId, String runId, long sendByNanos) {
+        return new NodeOp(markerKey, sendByNanos, "adopt", expectedId, runId, "");
+    }
+
+    /** Marks the node's fencing counters intact (every node answered a read and none was). */
+    static NodeOp markIntact(String markerKey, String expectedId, long sendByNanos) {
+        return new NodeOp(markerKey, sendByNanos, "intact", expectedId, "", "");
     }
 
     public Kind kind() {
@@ -75,65 +141,121 @@ public final class NodeOp {
         return sendByNanos;
     }
 
-    /** Reports this node's answer to the round. */
-    public void complete(NodeStatus status, Throwable error) {
-        round.onReply(index, status, error, value);
+    /** Whether this op is a vote in a round (as opposed to a release or maintenance). */
+    boolean isVote() {
+        return kind == Kind.ACQUIRE || kind == Kind.ACQUIRE_FENCED || kind == Kind.EXTEND || kind == Kind.FENCE;
     }
 
-    /** The command as RESP bytes: SET NX PX for a plain acquire, a script by SHA-1 (or source after NOSCRIPT). */
+    boolean isAcquire() {
+        return kind == Kind.ACQUIRE || kind == Kind.ACQUIRE_FENCED;
+    }
+
+    /** For fakes of the node interface: the counter read a node answered, as if its script had. */
+    public void read(long counter, boolean valid) {
+        this.value = counter;
+        this.counterValid = valid;
+        this.readTrusted = true;
+    }
+
+    /** Reports this node's answer to the round. */
+    public void complete(NodeStatus status, Throwable error) {
+        if (round != null) {
+            round.onReply(index, status, error, this);
+        }
+    }
+
+    /** The release tombstone of this op's token: a late acquire of that token finds it and sets nothing. */
+    String tombstoneKey() {
+        return key + ":t:" + token;
+    }
+
+    /** The command as RESP bytes: a script by SHA-1 (or by source after NOSCRIPT). */
     byte[] encoded() {
         return Resp.encode(arguments());
     }
 
     /** The arguments of this op's command, for clients that build their own (Jedis). */
     String[] arguments() {
+        boolean watched = markerKey != null;
         switch (kind) {
             case ACQUIRE:
-                return new String[] {"SET", key, token, "NX", "PX", Long.toString(ttlMillis)};
+            case ACQUIRE_FENCED: {
+                boolean fenced = kind == Kind.ACQUIRE_FENCED;
+                String[] keys = new String[2 + (fenced ? 1 : 0) + (watched ? 1 : 0)];
+                keys[0] = key;
+                keys[1] = tombstoneKey();
+                if (fenced) {
+                    keys[2] = counterKey;
+                }
+                if (watched) {
+                    keys[keys.length - 1] = markerKey;
+                }
+                String ttl = Long.toString(ttlMillis);
+                String flag = fenced ? "1" : "0";
+                String[] argv = watched ? new String[] {token, ttl, flag, knownMarkerId, encodedRunId}
+                        : new String[] {token, ttl, flag};
+                return script(LuaScript.ACQUIRE, keys, argv);
+            }
             case RELEASE:
-                return scriptArgs(LuaScript.RELEASE, 1, key, token);
+                return tombstone
+                        ? script(LuaScript.RELEASE, new String[] {key, tombstoneKey()},
+                                new String[] {token, Long.toString(Math.max(1, ttlMillis))})
+                        : script(LuaScript.RELEASE, new String[] {key}, new String[] {token});
             case EXTEND:
-                return scriptArgs(LuaScript.EXTEND, 1, key, token, Long.toString(ttlMillis));
-            case ACQUIRE_FENCED:
-                return scriptArgs(LuaScript.ACQUIRE_FENCED, 2, key, counterKey, token, Long.toString(ttlMillis));
+                return script(LuaScript.EXTEND, new String[] {key}, new String[] {token, Long.toString(ttlMillis)});
             case FENCE:
-                return scriptArgs(LuaScript.FENCE, 2, key, counterKey, token, Long.toString(candidate));
+                return script(LuaScript.FENCE, watched ? new String[] {key, counterKey, markerKey}
+                        : new String[] {key, counterKey}, new String[] {token, Long.toString(candidate)});
+            case MARKER:
+                return script(LuaScript.MARKER, new String[] {markerKey}, markerArgs);
             default:
                 throw new IllegalStateException("unknown op " + kind);
         }
     }
 
-    private String[] scriptArgs(LuaScript script, int keys, String... args) {
-        String[] all = new String[args.length + 3];
+    /** How many of {@link #arguments()} after the script reference are keys (cluster-aware clients route by them). */
+    int keyCount() {
+        return Integer.parseInt(arguments()[2]);
+    }
+
+    private String[] script(LuaScript script, String[] keys, String[] argv) {
+        String[] all = new String[3 + keys.length + argv.length];
         all[0] = evalFallback ? "EVAL" : "EVALSHA";
         all[1] = evalFallback ? script.source() : script.sha1();
-        all[2] = Integer.toString(keys);
-        System.arraycopy(args, 0, all, 3, args.length);
+        all[2] = Integer.toString(keys.length);
+        System.arraycopy(keys, 0, all, 3, keys.length);
+        System.arraycopy(argv, 0, all, 3 + keys.length, argv.length);
         return all;
     }
 
-    /** Maps a raw Redis reply to this op's status. */
+    /**
+     * Maps a raw Redis reply to this op's status, keeping what an acquire's reply says besides the vote.
+     *
+     * @throws IllegalStateException on a reply of the wrong shape: the connection is out of step with its commands
+     */
     NodeStatus statusOf(Object reply) {
-        if (kind == Kind.ACQUIRE) {
-            if (reply == null) {
-                return NodeStatus.TAKEN;
+        if (isAcquire()) {
+            if (reply instanceof Long) {
+                // Plain, and the marker is as the client named it: nothing else to learn.
+                return granted((Long) reply);
             }
-            // Strict on purpose: any other reply means the connection is out of step with its commands.
-            if (isOk(reply)) {
-                return NodeStatus.GRANTED;
-            }
-            throw new IllegalStateException("unexpected reply to SET NX: " + describe(reply));
-        }
-        long code = reply instanceof Long ? (Long) reply : Long.MIN_VALUE;
-        if (kind == Kind.ACQUIRE_FENCED) {
-            if (code >= 0) {
-                value = code;
-                return NodeStatus.GRANTED;
-            }
-            if (code == -1) {
-                return NodeStatus.TAKEN;
+            if (reply instanceof List && (((List<?>) reply).size() == 4 || ((List<?>) reply).size() == 7)) {
+                List<?> r = (List<?>) reply;
+                value = number(r.get(1));
+                counterValid = number(r.get(2)) == 1;
+                intact = number(r.get(3)) == 1;
+                if (r.size() == 7) {
+                    replyMarkerId = text(r.get(4));
+                    replyMarkerRun = text(r.get(5));
+                    replyMarkerAgeMillis = number(r.get(6));
+                }
+                return granted(number(r.get(0)));
             }
             throw new IllegalStateException("unexpected reply to " + kind + ": " + describe(reply));
+        }
+        long code = reply instanceof Long ? (Long) reply : Long.MIN_VALUE;
+        if (kind == Kind.MARKER && (code == 0 || code == 1)) {
+            return NodeStatus.GRANTED;
         }
         if (code == 1) {
             return kind == Kind.RELEASE ? NodeStatus.RELEASED : NodeStatus.GRANTED;
@@ -147,16 +269,36 @@ public final class NodeOp {
         throw new IllegalStateException("unexpected reply to " + kind + ": " + describe(reply));
     }
 
-    private static boolean isOk(Object reply) {
-        if (reply instanceof byte[]) {
-            byte[] b = (byte[]) reply;
-            return b.length == 2 && b[0] == 'O' && b[1] == 'K';
+    private NodeStatus granted(long code) {
+        if (code == 1) {
+            return NodeStatus.GRANTED;
         }
-        return "OK".equals(reply);
+        if (code == 0) {
+            return NodeStatus.TAKEN;
+        }
+        throw new IllegalStateException("unexpected reply to " + kind + ": " + code);
+    }
+
+    private long number(Object o) {
+        if (o instanceof Long) {
+            return (Long) o;
+        }
+        throw new IllegalStateException("unexpected reply to " + kind + ": " + describe(o));
+    }
+
+    private String text(Object o) {
+        if (o instanceof byte[]) {
+            return new String((byte[]) o, StandardCharsets.UTF_8);
+        }
+        if (o == null) {
+            return "";
+        }
+        throw new IllegalStateException("unexpected reply to " + kind + ": " + describe(o));
     }
 
     private static String describe(Object reply) {
-        return reply instanceof byte[] ? new String((byte[]) reply, java.nio.charset.StandardCharsets.UTF_8)
+        String s = reply instanceof byte[] ? new String((byte[]) reply, StandardCharsets.UTF_8)
                 : String.valueOf(reply);
+        return s.length() > 80 ? s.substring(0, 80) + "…" : s;
     }
 }

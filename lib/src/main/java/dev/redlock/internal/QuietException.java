@@ -67,4 +67,18 @@ final class QuietException {
             return this;
         }
     }
+
+    /** The node granted, but its vote does not count: it may have lost data recently, or its identity is unknown. */
+    static final class Quarantined extends IllegalStateException {
+        private static final long serialVersionUID = 1L;
+
+        Quarantined(String message) {
+            super(message);
+        }
+
+        @Override
+        public synchronized Throwable fillInStackTrace() {
+            return this;
+        }
+    }
 }

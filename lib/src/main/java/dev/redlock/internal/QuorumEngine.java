@@ -136,9 +136,17 @@ public final class QuorumEngine implements AutoCloseable {
                     throw new InterruptedException("interrupted while acquiring lock '" + ref.name() + "'");
                 }
                 ensureOpen();
-                Attempt a = roundSync(ref, ttlMillis, autoExtend);
+                Attempt a = roundSync(ref, ttlMillis, interruptible);
+                if (interruptible && Thread.interrupted()) {
+                    // Interrupted while the round ran: like ReentrantLock, answer the interrupt, and give back
+                    // whatever the round won, at once and without ever handing it to the watchdog.
+                    if (a.lease != null) {
+                        a.lease.releaseAsync();
+                    }
+                    throw new InterruptedException("interrupted while acquiring lock '" + ref.name() + "'");
+                }
                 if (a.lease != null) {
-                    return new AcquireResult(a.lease, a.outcome, rounds);
+                    return new AcquireResult(started(a, autoExtend).lease, a.outcome, rounds);
                 }
                 logFailure(a.outcome);
                 long remaining = deadline - ticker.nanoTime();
@@ -166,21 +174,22 @@ public final class QuorumEngine implements AutoCloseable {
         }
     }
 
-    private Attempt roundSync(LockRef ref, long ttlMillis, boolean autoExtend) {
+    /** One round (two for a fenced lock) on the caller's thread; the lease it wins is not watched yet. */
+    private Attempt roundSync(LockRef ref, long ttlMillis, boolean interruptible) {
         String token = Tokens.next();
         long t1 = ticker.nanoTime();
         Round round = acquireRound(ref, t1).waitingThread(Thread.currentThread());
         submitAcquire(round, ref, token, ttlMillis, t1 + perNodeTimeoutNanos);
         round.await(t1 + perNodeTimeoutNanos);
         Attempt a = evaluate(ref, round, token, ttlMillis);
-        if (a.lease != null && ref.fenced()) {
+        if (a.lease != null && ref.fenced() && !(interruptible && Thread.currentThread().isInterrupted())) {
             long candidate = round.maxValueAtDecision() + 1;
             Round fence = fenceRound(a.lease, candidate).waitingThread(Thread.currentThread());
             submitFence(fence, a.lease, candidate);
             fence.await(fenceDeadline(fence, a.lease));
             a = evaluateFence(a, fence, candidate);
         }
-        return started(a, autoExtend);
+        return a;
     }
 
     private Round acquireRound(LockRef ref, long t1) {
@@ -189,12 +198,9 @@ public final class QuorumEngine implements AutoCloseable {
     }
 
     private void submitAcquire(Round round, LockRef ref, String token, long ttlMillis, long sendBy) {
-        if (!ref.fenced()) {
-            submitAll(round, ref.key(), token, ttlMillis, sendBy);
-            return;
-        }
+        String counter = ref.fenced() ? ref.counterKey() : null;
         for (int i = 0; i < nodes.size(); i++) {
-            nodes.get(i).submit(round.op(i, ref.key(), ref.counterKey(), token, ttlMillis, 0, sendBy));
+            nodes.get(i).submit(round.op(i, ref.key(), counter, token, ttlMillis, 0, sendBy));
         }
         round.endSubmit();
     }
@@ -262,8 +268,19 @@ public final class QuorumEngine implements AutoCloseable {
         long validity = ttlNanos - elapsed - config.driftNanos(ttlNanos);
         List<NodeOutcome> outcomes = round.outcomesAtDecision();
         int granted = round.yesAtDecision();
+        if (round.noneIntactAtDecision()) {
+            // Every node answered the fencing read and none has intact counters: a new cluster, or one where every
+            // node lost data since its counters started. Start them here (the read covers every token, see Round).
+            LOG.info("lock '{}': no node has intact fencing counters and all {} answered; marking them intact",
+                    ref.name(), nodes.size());
+            for (NodeClient node : nodes) {
+                node.markCountersIntact();
+            }
+        }
         FailureReason reason;
-        if (granted >= round.need()) {
+        if (granted >= round.need() && !round.coveringAtDecision()) {
+            reason = FailureReason.FENCING_UNAVAILABLE;
+        } else if (granted >= round.need()) {
             reason = validity > minValidityNanos ? FailureReason.NONE : FailureReason.VALIDITY_EXHAUSTED;
         } else {
             reason = shortfall(round, outcomes);
@@ -271,10 +288,15 @@ public final class QuorumEngine implements AutoCloseable {
         RoundOutcome outcome = new RoundOutcome(ref.name(), ref.policy(), round.need(), outcomes, granted, elapsed,
                 validity, reason);
         if (reason != FailureReason.NONE) {
-            releaseInBackground(round, ref.key(), token, t1 + ttlNanos);
+            if (reason == FailureReason.FENCING_UNAVAILABLE) {
+                LOG.debug("lock '{}': granted, but no fencing token can be issued safely ({}); released",
+                        ref.name(), round.readsAtDecision());
+            }
+            releaseInBackground(round, ref.key(), token, ttlMillis, t1 + ttlNanos);
             return new Attempt(outcome, null);
         }
-        DefaultLease lease = new DefaultLease(this, ref, token, ttlMillis, t1, t1 + validity, t1 + ttlNanos, outcome);
+        DefaultLease lease = new DefaultLease(this, ref, token, ttlMillis, t1, t1 + validity, t1 + ttlNanos, outcome,
+                round);
         if (LOG.isDebugEnabled()) {
             LOG.debug("acquired lock '{}' token {}… {}/{} grants, validity {} ms", ref.name(), Tokens.prefix(token),
                     granted, round.need(), validity / 1_000_000);
@@ -346,9 +368,15 @@ public final class QuorumEngine implements AutoCloseable {
         final boolean forever;
         final long deadline;
         final CompletableFuture<AcquireResult> future = new CompletableFuture<>();
+        /** Set just before this acquisition completes its own future; any other completion stops it. */
+        final java.util.concurrent.atomic.AtomicBoolean delivering = new java.util.concurrent.atomic.AtomicBoolean();
+        volatile boolean stopped;
         int rounds;
         String token;
+        /** Decides the round in flight at its deadline. */
         volatile ScheduledFuture<?> timer;
+        /** Starts the next round after the delay between rounds. */
+        volatile ScheduledFuture<?> sleep;
         /** While round 2 of a fenced acquisition runs: the won round, and the candidate token. */
         Attempt fencing;
         long candidate;
@@ -359,11 +387,28 @@ public final class QuorumEngine implements AutoCloseable {
             this.autoExtend = autoExtend;
             this.forever = waitNanos == FOREVER;
             this.deadline = ticker.nanoTime() + (forever ? 0 : waitNanos);
+            // Cancelled, timed out (orTimeout) or completed by the caller: no further round, and a lease won by the
+            // round in flight is given back when it decides.
+            future.whenComplete((r, e) -> {
+                if (!delivering.get()) {
+                    stop();
+                }
+            });
+        }
+
+        private void stop() {
+            stopped = true;
+            betweenRounds.remove(this);
+            // A round in flight still decides (and releases what it won); only the sleep before the next one ends.
+            ScheduledFuture<?> s = sleep;
+            if (s != null) {
+                s.cancel(false);
+            }
         }
 
         void startRound() {
             betweenRounds.remove(this);
-            if (future.isDone()) {
+            if (stopped || future.isDone()) {
                 return;
             }
             if (closed) {
@@ -395,7 +440,7 @@ public final class QuorumEngine implements AutoCloseable {
                 fencing = null;
             } else {
                 a = evaluate(ref, round, token, ttlMillis);
-                if (a.lease != null && ref.fenced() && !closed) {
+                if (a.lease != null && ref.fenced() && !closed && !stopped) {
                     // Round 2: raise the fencing counters; this listener hears of it too.
                     fencing = a;
                     candidate = round.maxValueAtDecision() + 1;
@@ -405,14 +450,19 @@ public final class QuorumEngine implements AutoCloseable {
                     return;
                 }
             }
-            if (a.lease != null) {
-                if (closed) {
-                    // Won while the client closed: give it back rather than hand out a lease nobody can release.
-                    a.lease.releaseAsync();
+            if (a.lease != null && (stopped || closed)) {
+                // Won after the caller gave up, or while the client closed: give it back at once, never watched.
+                a.lease.releaseAsync();
+                if (closed && !stopped) {
                     failClosed();
-                    return;
                 }
+                return;
+            }
+            if (a.lease != null) {
                 deliver(new AcquireResult(started(a, autoExtend).lease, a.outcome, rounds));
+                return;
+            }
+            if (stopped) {
                 return;
             }
             if (closed) {
@@ -433,7 +483,7 @@ public final class QuorumEngine implements AutoCloseable {
                 return;
             }
             try {
-                scheduler.schedule(this::startRound, delay, TimeUnit.NANOSECONDS);
+                sleep = scheduler.schedule(this::startRound, delay, TimeUnit.NANOSECONDS);
             } catch (RejectedExecutionException e) {
                 betweenRounds.remove(this);
                 failClosed();
@@ -441,11 +491,15 @@ public final class QuorumEngine implements AutoCloseable {
         }
 
         private void failClosed() {
-            completeAsync(() -> future.completeExceptionally(closedException()));
+            completeAsync(() -> {
+                delivering.set(true);
+                future.completeExceptionally(closedException());
+            });
         }
 
         private void deliver(AcquireResult result) {
             completeAsync(() -> {
+                delivering.set(true);
                 if (!future.complete(result) && result.acquired()) {
                     // The caller cancelled while the winning round was in flight: give the lock back.
                     result.lease().get().releaseAsync();
@@ -464,12 +518,13 @@ public final class QuorumEngine implements AutoCloseable {
         if (!lease.isValid()) {
             return notExtended(lease, t1, oldDeadline);
         }
+        long seq = lease.nextExtensionSeq();
         Round round = new Round(NodeOp.Kind.EXTEND, names, lease.policy().required(nodes.size()), t1, ticker)
                 .waitingThread(Thread.currentThread());
         long waitUntil = earlier(t1 + perNodeTimeoutNanos, oldDeadline);
         submitAll(round, lease.key(), lease.token(), ttlMillis, waitUntil);
         round.await(waitUntil);
-        return evaluateExtend(lease, round, ttlMillis, oldDeadline);
+        return evaluateExtend(lease, round, ttlMillis, oldDeadline, seq);
     }
 
     /** Extends without blocking; {@code done} runs once, on a node I/O thread or the scheduler thread. */
@@ -481,6 +536,7 @@ public final class QuorumEngine implements AutoCloseable {
             done.accept(notExtended(lease, t1, oldDeadline));
             return;
         }
+        long seq = lease.nextExtensionSeq();
         Round round = new Round(NodeOp.Kind.EXTEND, names, lease.policy().required(nodes.size()), t1, ticker);
         long waitUntil = earlier(t1 + perNodeTimeoutNanos, oldDeadline);
         ScheduledFuture<?>[] timer = new ScheduledFuture<?>[1];
@@ -489,7 +545,7 @@ public final class QuorumEngine implements AutoCloseable {
             if (t != null) {
                 t.cancel(false);
             }
-            done.accept(evaluateExtend(lease, r, ttlMillis, oldDeadline));
+            done.accept(evaluateExtend(lease, r, ttlMillis, oldDeadline, seq));
         });
         timer[0] = schedule(round::expire, waitUntil - t1);
         submitAll(round, lease.key(), lease.token(), ttlMillis, waitUntil);
@@ -508,7 +564,14 @@ public final class QuorumEngine implements AutoCloseable {
                 0, oldDeadline - t1, FailureReason.LEASE_EXPIRED);
     }
 
-    private RoundOutcome evaluateExtend(DefaultLease lease, Round round, long ttlMillis, long oldDeadline) {
+    /**
+     * Turns a decided extension round into an outcome and moves the lease's deadline. Nodes apply one lease's
+     * commands in the order they were sent, so the newest round's result is what the nodes hold: an older round
+     * answering later never moves the deadline. A round that failed may still have been applied on any node it was
+     * sent to, so a failed extension to a shorter lease cuts the deadline to what those nodes may now have.
+     */
+    private RoundOutcome evaluateExtend(DefaultLease lease, Round round, long ttlMillis, long oldDeadline,
+            long seq) {
         long t1 = round.startNanos();
         long decidedAt = round.decidedAtNanos();
         long ttlNanos = TimeUnit.MILLISECONDS.toNanos(ttlMillis);
@@ -533,8 +596,11 @@ public final class QuorumEngine implements AutoCloseable {
         }
         RoundOutcome outcome = new RoundOutcome(lease.lockName(), lease.policy(), round.need(), outcomes, granted,
                 decidedAt - t1, validity, reason);
+        if (reason != FailureReason.NONE) {
+            lease.extensionUnconfirmed(seq, t1, ttlMillis, config.driftNanos(ttlNanos));
+        }
         if (reason == FailureReason.NONE) {
-            if (!lease.extended(t1, t1 + validity, ttlMillis, outcome)) {
+            if (!lease.extended(seq, t1, t1 + validity, ttlMillis, outcome)) {
                 // Lost or released while the round ran: report it as such, never as an extension.
                 return new RoundOutcome(lease.lockName(), lease.policy(), round.need(), outcomes, granted,
                         decidedAt - t1, validity, FailureReason.LEASE_EXPIRED);
@@ -573,7 +639,7 @@ public final class QuorumEngine implements AutoCloseable {
         Round round = new Round(NodeOp.Kind.RELEASE, names, releaseQuorum(lease), t1, ticker)
                 .waitingThread(Thread.currentThread());
         CompletableFuture<Round> all = round.allAnswered();
-        submitAll(round, lease.key(), lease.token(), 0, releaseSendBy(lease, t1));
+        submitRelease(round, lease, releaseSendBy(lease, t1));
         round.await(t1 + perNodeTimeoutNanos);
         return releaseResult(lease, round, all);
     }
@@ -598,7 +664,7 @@ public final class QuorumEngine implements AutoCloseable {
             // The client is closing: the nodes answer at once, so the round decides without a timer.
             LOG.debug("scheduler closed; release of lock '{}' decides without a timer", lease.lockName());
         }
-        submitAll(round, lease.key(), lease.token(), 0, releaseSendBy(lease, t1));
+        submitRelease(round, lease, releaseSendBy(lease, t1));
         return result;
     }
 
@@ -635,14 +701,34 @@ public final class QuorumEngine implements AutoCloseable {
      * Fire-and-forget release of a failed round on every node that may have applied its SET: all of them except
      * those whose open circuit breaker kept the SET from being sent. Nobody waits for it.
      */
-    private void releaseInBackground(Round failed, String key, String token, long keyExpiryNanos) {
+    private void releaseInBackground(Round failed, String key, String token, long ttlMillis, long keyExpiryNanos) {
         long now = ticker.nanoTime();
         Round round = new Round(NodeOp.Kind.RELEASE, names, nodes.size(), now, ticker);
         long sendBy = keyExpiryNanos - (now + perNodeTimeoutNanos) > 0 ? keyExpiryNanos : now + perNodeTimeoutNanos;
         for (int i = 0; i < nodes.size(); i++) {
             if (failed.statusAtDecision(i) != NodeStatus.CIRCUIT_OPEN) {
-                nodes.get(i).submit(round.op(i, key, token, 0, sendBy));
+                nodes.get(i).submit(releaseOp(round, i, key, token, ttlMillis, sendBy, failed));
             }
+        }
+        round.endSubmit();
+    }
+
+    /**
+     * A release for node {@code i}. When the acquire's outcome there is still unknown (no reply, or one lost), the
+     * acquire may yet run after this release (they may travel on different connections, or the acquire may be sent
+     * again after NOSCRIPT): the release then leaves a tombstone of the token that makes that acquire a no-op.
+     */
+    private static NodeOp releaseOp(Round round, int i, String key, String token, long ttlMillis, long sendBy,
+            Round acquired) {
+        NodeOp op = round.op(i, key, token, ttlMillis, sendBy);
+        op.tombstone = acquired != null && acquired.outcomeUnknown(i);
+        return op;
+    }
+
+    private void submitRelease(Round round, DefaultLease lease, long sendBy) {
+        for (int i = 0; i < nodes.size(); i++) {
+            nodes.get(i).submit(releaseOp(round, i, lease.key(), lease.token(), lease.ttlMillis(), sendBy,
+                    lease.acquireRound()));
         }
         round.endSubmit();
     }

@@ -33,14 +33,23 @@ public final class Round {
     private final NodeStatus[] live;
     private final Throwable[] errors;
     private final long[] latencies;
-    private final long[] values;
     private int answered;
     private int yes;
+    /** A fenced acquire also reads each node's fencing counter (see {@link #coveringRead()}). */
+    private final boolean fencedRead;
+    private int reads;
+    private int validReads;
+    private int intactReads;
+    private long maxRead = -1;
 
     private boolean decided;
     private NodeStatus[] frozen;
     private long[] frozenLatencies;
     private int frozenYes;
+    private int frozenReads;
+    private int frozenValidReads;
+    private int frozenIntactReads;
+    private long frozenMaxRead = -1;
     private long decidedAtNanos;
 
     private volatile Thread waiter;
@@ -60,7 +69,7 @@ public final class Round {
         this.live = new NodeStatus[n];
         this.errors = new Throwable[n];
         this.latencies = new long[n];
-        this.values = new long[n];
+        this.fencedRead = kind == NodeOp.Kind.ACQUIRE_FENCED;
     }
 
     /** Makes the calling thread the one {@link #await(long)} wakes; call before any op is submitted. */
@@ -106,7 +115,7 @@ public final class Round {
         return s == NodeStatus.GRANTED;
     }
 
-    void onReply(int index, NodeStatus status, Throwable error, long value) {
+    void onReply(int index, NodeStatus status, Throwable error, NodeOp op) {
         long now = ticker.nanoTime();
         boolean decidedNow;
         CompletableFuture<Round> all = null;
@@ -116,13 +125,23 @@ public final class Round {
             }
             live[index] = status;
             errors[index] = error;
-            values[index] = value;
             latencies[index] = now - startNanos;
             answered++;
             if (positive(status)) {
                 yes++;
             }
-            decidedNow = !decided && (yes >= need || yes + (live.length - answered) < need);
+            if (fencedRead && op != null && op.readTrusted) {
+                reads++;
+                if (op.counterValid) {
+                    validReads++;
+                }
+                if (op.intact) {
+                    intactReads++;
+                }
+                maxRead = Math.max(maxRead, op.value);
+            }
+            int pending = live.length - answered;
+            decidedNow = !decided && ((yes >= need && coveringRead()) || yes + pending < need || pending == 0);
             if (decidedNow) {
                 freeze(now, NodeStatus.PENDING);
             }
@@ -153,10 +172,23 @@ public final class Round {
         return true;
     }
 
+    /**
+     * Whether the counters read so far cover every fencing token issued before: a quorum of them are valid (intact,
+     * or validated under the node's current incarnation), or every configured node answered. A plain round needs no
+     * read.
+     */
+    private boolean coveringRead() {
+        return !fencedRead || validReads >= need || reads == live.length;
+    }
+
     private void freeze(long now, NodeStatus unanswered) {
         decided = true;
         decidedAtNanos = now;
         frozenYes = yes;
+        frozenReads = reads;
+        frozenValidReads = validReads;
+        frozenIntactReads = intactReads;
+        frozenMaxRead = maxRead;
         frozen = live.clone();
         frozenLatencies = latencies.clone();
         for (int i = 0; i < frozen.length; i++) {
@@ -241,17 +273,43 @@ public final class Round {
     }
 
     /**
-     * The largest number answered by a node that counted as positive at the decision (the fencing counters of an
-     * {@link NodeOp.Kind#ACQUIRE_FENCED} round), or -1 if none.
+     * The largest fencing counter read from a trusted node by the decision (granted or not: the read does not depend
+     * on holding the key), or -1 if none.
      */
     public synchronized long maxValueAtDecision() {
-        long max = -1;
-        for (int i = 0; i < frozen.length; i++) {
-            if (positive(frozen[i])) {
-                max = Math.max(max, values[i]);
-            }
+        return frozenMaxRead;
+    }
+
+    /** Whether the fencing read at the decision covered every earlier token; see {@link #coveringRead()}. */
+    public synchronized boolean coveringAtDecision() {
+        return !fencedRead || frozenValidReads >= need || frozenReads == live.length;
+    }
+
+    /** Whether every configured node answered the fencing read and none had intact counters (see genesis). */
+    public synchronized boolean noneIntactAtDecision() {
+        return fencedRead && frozenReads == live.length && frozenIntactReads == 0;
+    }
+
+    /** How many trusted counter reads, and how many of them valid, the decision saw. */
+    public synchronized String readsAtDecision() {
+        return frozenValidReads + " valid of " + frozenReads + " counters read";
+    }
+
+    /**
+     * Whether this round's command may still run on node {@code index} later: no reply yet, or the reply was lost
+     * (timed out, or the connection failed after sending). Not so for a command that was never sent.
+     */
+    public synchronized boolean outcomeUnknown(int index) {
+        NodeStatus s = live[index];
+        if (s == null) {
+            return true;
         }
-        return max;
+        if (s != NodeStatus.TIMEOUT && s != NodeStatus.ERROR) {
+            return false;
+        }
+        Throwable e = errors[index];
+        return !(e instanceof QuietException.NotSent || e instanceof QuietException.NotConnected
+                || e instanceof QuietException.CircuitOpen || e instanceof RedisErrorReply);
     }
 
     /** Positive answers at the decision. */

@@ -74,10 +74,15 @@ public final class TopologyCheck {
             facts.add(inspect(spec, config, unchecked));
         }
         problems.addAll(duplicates(facts));
+        List<String> failures = new ArrayList<>();
+        for (NodeFacts f : facts) {
+            failures.addAll(f.failures);
+        }
+        problems.addAll(failures);
         for (NodeFacts f : facts) {
             problems.addAll(f.problems);
         }
-        return TopologyReport.of(problems, unchecked);
+        return TopologyReport.of(problems, unchecked, failures);
     }
 
     /** The checks that need no I/O: the number of nodes and the lease time against the per-node timeout. */
@@ -129,24 +134,34 @@ public final class TopologyCheck {
         final String name;
         String runId;
         final List<String> problems = new ArrayList<>();
+        /** Problems that keep the node from doing its part: it cannot release, or cannot vote. */
+        final List<String> failures = new ArrayList<>();
 
         NodeFacts(String name) {
             this.name = name;
         }
     }
 
-    /** The three commands the check sends, over a plain Jedis connection or the user's client. */
+    /** The commands the check sends, over a plain Jedis connection or the user's client. */
     private interface Probe {
         String info(String section);
 
         Map<String, String> configGet(String pattern);
+
+        String scriptLoad(String source);
+
+        Object evalsha(String sha, List<String> keys, List<String> args);
+
+        Object eval(String source, List<String> keys, List<String> args);
+
+        long del(String key);
     }
 
     private static NodeFacts inspect(NodeSpec spec, RedlockConfig config, List<String> unchecked) {
         NodeFacts facts = new NodeFacts(spec.name());
         UnifiedJedis client = spec.client();
         if (client != null) {
-            probe(spec, new Probe() {
+            probe(spec, config, new Probe() {
                 @Override
                 public String info(String section) {
                     return client.info(section);
@@ -155,6 +170,26 @@ public final class TopologyCheck {
                 @Override
                 public Map<String, String> configGet(String pattern) {
                     return client.configGet(pattern);
+                }
+
+                @Override
+                public String scriptLoad(String source) {
+                    return client.scriptLoad(source);
+                }
+
+                @Override
+                public Object evalsha(String sha, List<String> keys, List<String> args) {
+                    return client.evalsha(sha, keys, args);
+                }
+
+                @Override
+                public Object eval(String source, List<String> keys, List<String> args) {
+                    return client.eval(source, keys, args);
+                }
+
+                @Override
+                public long del(String key) {
+                    return client.del(key);
                 }
             }, facts, unchecked);
             return facts;
@@ -167,7 +202,7 @@ public final class TopologyCheck {
             return facts;
         }
         try {
-            probe(spec, new Probe() {
+            probe(spec, config, new Probe() {
                 @Override
                 public String info(String section) {
                     return jedis.info(section);
@@ -176,6 +211,26 @@ public final class TopologyCheck {
                 @Override
                 public Map<String, String> configGet(String pattern) {
                     return jedis.configGet(pattern);
+                }
+
+                @Override
+                public String scriptLoad(String source) {
+                    return jedis.scriptLoad(source);
+                }
+
+                @Override
+                public Object evalsha(String sha, List<String> keys, List<String> args) {
+                    return jedis.evalsha(sha, keys, args);
+                }
+
+                @Override
+                public Object eval(String source, List<String> keys, List<String> args) {
+                    return jedis.eval(source, keys, args);
+                }
+
+                @Override
+                public long del(String key) {
+                    return jedis.del(key);
                 }
             }, facts, unchecked);
         } finally {
@@ -203,9 +258,11 @@ public final class TopologyCheck {
      * Sends the commands and records what they show. A refused command (error reply) skips that check only; any
      * other failure (connection refused, timeout) gives the node up, since more commands would only wait longer.
      */
-    private static void probe(NodeSpec spec, Probe probe, NodeFacts facts, List<String> unchecked) {
+    private static void probe(NodeSpec spec, RedlockConfig config, Probe probe, NodeFacts facts,
+            List<String> unchecked) {
         String name = spec.name();
         try {
+            boolean identityOptional = config.unverifiedIdentityNodes().contains(name);
             try {
                 Map<String, String> server = parseInfo(probe.info("server"));
                 facts.runId = server.get("run_id");
@@ -214,10 +271,26 @@ public final class TopologyCheck {
                             + "INFO server reports no run_id");
                 }
             } catch (JedisDataException e) {
-                unchecked.add(cannotCheck(name, "whether it duplicates another node (INFO server refused)", e));
+                if (config.restartQuarantine() && !identityOptional) {
+                    facts.failures.add("node " + name + ": its identity cannot be read (INFO refused: "
+                            + e.getMessage() + "), so with restartQuarantine on its votes never count; grant INFO "
+                            + "to the client's user, or opt the node out with unverifiedIdentity(\"" + name + "\")");
+                } else {
+                    unchecked.add(cannotCheck(name, "whether it duplicates another node (INFO server refused)", e));
+                }
             }
+            if (config.restartQuarantine() && config.trustPersistentNodes()) {
+                try {
+                    probe.configGet("appendfsync");
+                } catch (JedisDataException e) {
+                    unchecked.add("node " + name + ": trustPersistentNodes is on but its persistence cannot be read "
+                            + "(CONFIG GET refused: " + e.getMessage() + "); it is treated as not persistent, so its "
+                            + "restarts are quarantined");
+                }
+            }
+            boolean replica = false;
             try {
-                replication(name, parseInfo(probe.info("replication")), facts);
+                replica = replication(name, parseInfo(probe.info("replication")), facts);
             } catch (JedisDataException e) {
                 unchecked.add(cannotCheck(name, "whether it is a replica or has replicas (INFO replication refused)",
                         e));
@@ -228,14 +301,150 @@ public final class TopologyCheck {
                 unchecked.add(cannotCheck(name, "maxmemory-policy (CONFIG GET refused, as managed Redis often does; "
                         + "make sure it is noeviction)", e));
             }
+            if (!replica) { // a replica refuses writes; that it is one is the problem already reported
+                capabilities(name, config, probe, facts.runId, facts, unchecked);
+            }
         } catch (RuntimeException e) {
             unchecked.add(unreachable(name, e));
         }
     }
 
-    private static void replication(String name, Map<String, String> info, NodeFacts facts) {
+    /**
+     * Runs every script the library sends, as the client would, on keys of its own (they expire within a second):
+     * acquire, extend, fence, release, and a release that leaves a tombstone. A node that refuses one of them (an
+     * ACL, a renamed command) is reported naming the command, since acquiring there may leave keys that no release
+     * can remove before their TTL.
+     */
+    private static void capabilities(String name, RedlockConfig config, Probe probe, String runId, NodeFacts facts,
+            List<String> unchecked) {
+        String refusedLoad = null;
+        for (LuaScript script : LuaScript.ALL) {
+            try {
+                probe.scriptLoad(script.source());
+            } catch (JedisDataException e) {
+                refusedLoad = e.getMessage();
+            }
+        }
+        if (refusedLoad != null) {
+            unchecked.add("node " + name + ": SCRIPT LOAD refused (" + refusedLoad + "): scripts are loaded by their "
+                    + "first EVAL instead");
+        }
+        String token = Tokens.next();
+        String key = LockRef.keyOf(config.keyPrefix(), "redlock-check:" + token.substring(0, 12));
+        Quarantine quarantine = new Quarantine(config);
+        NodeOp acquire = new NodeOp(NodeOp.Kind.ACQUIRE_FENCED, key, token, 1_000, 0, null, 0, key + ":fence", 0);
+        acquire.markerKey = quarantine.markerKey();
+        acquire.encodedRunId = runId == null ? "" : runId;
+        NodeOp extend = new NodeOp(NodeOp.Kind.EXTEND, key, token, 1_000, 0, null, 0, null, 0);
+        NodeOp fence = new NodeOp(NodeOp.Kind.FENCE, key, token, 0, 0, null, 0, key + ":fence", 1);
+        fence.markerKey = quarantine.markerKey();
+        NodeOp release = new NodeOp(NodeOp.Kind.RELEASE, key, token, 1_000, 0, null, 0, null, 0);
+        NodeOp tombstone = new NodeOp(NodeOp.Kind.RELEASE, key, token, 1_000, 0, null, 0, null, 0);
+        tombstone.tombstone = true;
+        String failed = null;
+        for (NodeOp op : List.of(acquire, extend, fence, release, tombstone)) {
+            String refused = run(probe, op);
+            if (refused != null) {
+                failed = (op.kind == NodeOp.Kind.RELEASE ? "release" : op.kind.name().toLowerCase(Locale.ROOT)
+                        .replace("_fenced", "")) + " failed: " + refused;
+                break;
+            }
+        }
+        try {
+            probe.del(key + ":fence");
+        } catch (RuntimeException e) {
+            LOG.debug("node {}: could not remove the check's counter key", name, e);
+        }
+        if (failed != null) {
+            facts.failures.add("node " + name + " cannot do what the library needs: " + failed + "; it may grant "
+                    + "locks that cannot be released before their TTL: allow the command for the client's user");
+        }
+    }
+
+    /** Runs one op's script by SHA (by source if the node has not cached it); returns why it failed, or null. */
+    private static String run(Probe probe, NodeOp op) {
+        String[] args = op.arguments();
+        int keys = Integer.parseInt(args[2]);
+        List<String> keyList = List.of(args).subList(3, 3 + keys);
+        List<String> argList = List.of(args).subList(3 + keys, args.length);
+        LuaScript script = scriptOf(op);
+        try {
+            try {
+                op.statusOf(probe.evalsha(script.sha1(), keyList, argList));
+                return null;
+            } catch (JedisDataException e) {
+                if (!String.valueOf(e.getMessage()).startsWith("NOSCRIPT")) {
+                    String bySha = describeRefusal(e, "EVALSHA", script);
+                    try {
+                        op.statusOf(probe.eval(script.source(), keyList, argList));
+                        return bySha + " (EVAL works, but every call would then carry the script)";
+                    } catch (JedisDataException e2) {
+                        return bySha + "; " + describeRefusal(e2, "EVAL", script);
+                    }
+                }
+                op.statusOf(probe.eval(script.source(), keyList, argList));
+                return null;
+            }
+        } catch (JedisDataException e) {
+            return describeRefusal(e, "EVAL", script);
+        } catch (IllegalStateException e) {
+            return script.name() + " answered " + e.getMessage();
+        }
+    }
+
+    private static LuaScript scriptOf(NodeOp op) {
+        switch (op.kind) {
+            case ACQUIRE:
+            case ACQUIRE_FENCED:
+                return LuaScript.ACQUIRE;
+            case EXTEND:
+                return LuaScript.EXTEND;
+            case FENCE:
+                return LuaScript.FENCE;
+            case RELEASE:
+                return LuaScript.RELEASE;
+            default:
+                return LuaScript.MARKER;
+        }
+    }
+
+    private static final java.util.regex.Pattern COMMAND_NAME =
+            java.util.regex.Pattern.compile("(?:command|permissions to run the) '([A-Za-z|_-]+)'");
+
+    private static final java.util.regex.Pattern SCRIPT_LINE = java.util.regex.Pattern.compile("@user_script:(\\d+)");
+    private static final java.util.regex.Pattern CALL = java.util.regex.Pattern.compile("redis\\.call\\('([A-Za-z]+)'");
+
+    /**
+     * "DEL refused (...)": the command the error names, or, for an error inside a script that names none (Redis 7.0
+     * says only "can't run this command"), the command called on the script line it points at; else the fallback.
+     */
+    private static String describeRefusal(JedisDataException e, String fallback, LuaScript script) {
+        String msg = String.valueOf(e.getMessage());
+        java.util.regex.Matcher m = COMMAND_NAME.matcher(msg);
+        String command = null;
+        if (m.find()) {
+            command = m.group(1);
+        } else {
+            java.util.regex.Matcher line = SCRIPT_LINE.matcher(msg);
+            if (line.find()) {
+                String[] lines = script.source().split("\n", -1);
+                int n = Integer.parseInt(line.group(1));
+                if (n >= 1 && n <= lines.length) {
+                    java.util.regex.Matcher call = CALL.matcher(lines[n - 1]);
+                    if (call.find()) {
+                        command = call.group(1);
+                    }
+                }
+            }
+        }
+        return (command == null ? fallback : command.toUpperCase(Locale.ROOT)) + " refused (" + msg + ")";
+    }
+
+    /** Reports replication around a node; returns whether it is a replica. */
+    private static boolean replication(String name, Map<String, String> info, NodeFacts facts) {
         String role = info.get("role");
-        if ("slave".equals(role) || "replica".equals(role)) {
+        boolean replica = "slave".equals(role) || "replica".equals(role);
+        if (replica) {
             String master = info.get("master_host") + ":" + info.get("master_port");
             facts.problems.add("node " + name + " is a replica (of " + master + "): Redlock needs independent "
                     + "masters; a replica's copy of a lock key arrives asynchronously, and a replica promoted by a "
@@ -247,6 +456,7 @@ public final class TopologyCheck {
                     + "asynchronous, so a replica promoted after a failover may lack a lock key this node granted, "
                     + "and the lock can be granted twice; Redlock needs independent masters without failover");
         }
+        return replica;
     }
 
     private static void eviction(String name, Map<String, String> config, NodeFacts facts, List<String> unchecked) {

@@ -3,7 +3,10 @@
 -- so the compare and the delete must be one atomic step on the node.
 --
 -- KEYS[1]  the lock key
+-- KEYS[2]  optional: this token's release tombstone, sent when the client does not know whether its acquire ran
+--          here yet (no reply came). If the key is not ours, the tombstone makes a late acquire a no-op.
 -- ARGV[1]  the caller's token
+-- ARGV[2]  with KEYS[2]: how long the tombstone lives, in milliseconds (the acquire's TTL)
 --
 -- Returns  1 released (the key held our token and is now gone)
 --          0 absent   (the key had already expired or was never set here)
@@ -12,7 +15,11 @@ local current = redis.call('GET', KEYS[1])
 if current == ARGV[1] then
   redis.call('DEL', KEYS[1])
   return 1
-elseif current == false then
+end
+if KEYS[2] then
+  redis.call('SET', KEYS[2], '1', 'PX', ARGV[2])
+end
+if current == false then
   return 0
 end
 return -1

@@ -35,6 +35,9 @@ final class FakeNode implements NodeClient {
             return; // never answers: the op stays in flight
         }
         beforeAnswer.run();
+        if (op.kind() == NodeOp.Kind.ACQUIRE_FENCED && (status == NodeStatus.GRANTED || status == NodeStatus.TAKEN)) {
+            op.read(0, true); // a counter read, as acquire.lua answers it
+        }
         op.complete(status, status == NodeStatus.ERROR ? new RuntimeException("fake failure on " + name) : null);
     }
 

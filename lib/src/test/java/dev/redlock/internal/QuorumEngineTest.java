@@ -9,6 +9,7 @@ import dev.redlock.FailureReason;
 import dev.redlock.NodeStatus;
 import dev.redlock.QuorumPolicy;
 import dev.redlock.RedlockConfig;
+import dev.redlock.RoundOutcome;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -192,5 +193,65 @@ class QuorumEngineTest {
         List<String> tokens = nodes.get(0).received.stream().filter(op -> op.kind() == NodeOp.Kind.ACQUIRE)
                 .map(NodeOp::token).distinct().toList();
         assertEquals(3, tokens.size());
+    }
+
+    /** Nodes that grant acquires and releases at once but keep every extension unanswered until the test says. */
+    private List<FakeNode> extensionsHeld() {
+        List<FakeNode> nodes = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            nodes.add(new FakeNode("n" + i, op -> op.kind() == NodeOp.Kind.EXTEND ? null
+                    : op.kind() == NodeOp.Kind.RELEASE ? NodeStatus.RELEASED : NodeStatus.GRANTED, () -> { }));
+        }
+        return nodes;
+    }
+
+    private static List<NodeOp> extensions(List<FakeNode> nodes, long ttlMillis) {
+        List<NodeOp> ops = new ArrayList<>();
+        for (FakeNode n : nodes) {
+            n.received.stream().filter(op -> op.kind() == NodeOp.Kind.EXTEND && op.ttlMillis() == ttlMillis)
+                    .forEach(ops::add);
+        }
+        return ops;
+    }
+
+    @Test
+    void failedShorterExtensionCutsTheDeadlineToWhatTheNodesMayHaveApplied() throws Exception {
+        List<FakeNode> nodes = extensionsHeld();
+        QuorumEngine engine = engine(nodes);
+        DefaultLease lease = (DefaultLease) engine.acquire(ref(QuorumPolicy.MAJORITY), 10_000, 0, false, false)
+                .lease().orElseThrow();
+        ticker.advance(100, TimeUnit.MILLISECONDS);
+        long sentAt = ticker.nanoTime();
+        // No node answers within the per-node timeout: the extension fails, but any node may have applied it.
+        RoundOutcome outcome = lease.extendAsync(Duration.ofMillis(1_000)).get(5, TimeUnit.SECONDS);
+        assertFalse(outcome.succeeded(), outcome::toString);
+        long drift = TimeUnit.MILLISECONDS.toNanos(1_000 / 100 + 2);
+        long bound = sentAt + TimeUnit.MILLISECONDS.toNanos(1_000) - drift;
+        assertTrue(lease.deadlineNanos() - bound <= 0, "deadline " + (lease.deadlineNanos() - sentAt) / 1_000_000
+                + " ms after the send exceeds the 1 s lease the nodes may now have");
+    }
+
+    @Test
+    void anOlderExtensionAnsweringLastNeverMovesTheDeadline() throws Exception {
+        List<FakeNode> nodes = extensionsHeld();
+        QuorumEngine engine = engine(nodes);
+        DefaultLease lease = (DefaultLease) engine.acquire(ref(QuorumPolicy.MAJORITY), 10_000, 0, false, false)
+                .lease().orElseThrow();
+        java.util.concurrent.CompletableFuture<RoundOutcome> older = new java.util.concurrent.CompletableFuture<>();
+        engine.extendAsync(lease, 8_000, older::complete);
+        ticker.advance(10, TimeUnit.MILLISECONDS);
+        java.util.concurrent.CompletableFuture<RoundOutcome> newer = new java.util.concurrent.CompletableFuture<>();
+        engine.extendAsync(lease, 2_000, newer::complete);
+        // Each node applies the older command first, then the newer one: the keys now live 2 s.
+        for (NodeOp op : extensions(nodes, 2_000)) {
+            op.complete(NodeStatus.GRANTED, null);
+        }
+        assertTrue(newer.get(5, TimeUnit.SECONDS).succeeded());
+        long afterNewer = lease.deadlineNanos();
+        for (NodeOp op : extensions(nodes, 8_000)) {
+            op.complete(NodeStatus.GRANTED, null);
+        }
+        older.get(5, TimeUnit.SECONDS);
+        assertEquals(afterNewer, lease.deadlineNanos(), "the older round's answer moved the deadline");
     }
 }

@@ -1,0 +1,120 @@
+package dev.redlock;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.junit.jupiter.api.Test;
+import redis.clients.jedis.Jedis;
+import redis.clients.jedis.Protocol;
+
+/**
+ * Cancelling an asynchronous acquisition, or interrupting a blocking one, stops it: no further rounds, and a lease
+ * won by a round already in flight is released at once and never kept by the watchdog.
+ */
+class CancellationTest extends RedisBackedTest {
+
+    /** The key stays free on every node for a while: nobody acquired it behind the caller's back. */
+    private static void assertStaysFree(String key) {
+        await().during(Duration.ofMillis(600)).atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(20))
+                .until(() -> nodesWithKey(key) == 0);
+    }
+
+    @Test
+    void cancellingAWaitingAcquisitionStopsItsRounds() throws Exception {
+        String name = uniqueName("cancel-waiting");
+        RedlockClient blocker = client();
+        Lease held = blocker.redLock(name).tryAcquire(Duration.ZERO, Duration.ofSeconds(10)).orElseThrow();
+        RedlockClient c = client();
+        CompletableFuture<Optional<Lease>> waiting = c.redLock(name).tryAcquireAsync(Duration.ofSeconds(20));
+        Thread.sleep(50); // let it lose a round or two
+        assertTrue(waiting.cancel(true));
+        held.release();
+        assertStaysFree(held.key());
+    }
+
+    @Test
+    void cancellingWhileTheWinningRoundIsInFlightGivesTheLeaseBack() throws Exception {
+        RedlockClient c = client();
+        for (int i = 0; i < 20; i++) {
+            QuorumLock lock = c.redLock(uniqueName("cancel-in-flight"));
+            CompletableFuture<Optional<Lease>> f = lock.tryAcquireAsync(Duration.ZERO);
+            if (!f.cancel(true)) {
+                f.join().ifPresent(Lease::release); // it won before the cancel: the caller's to release
+            }
+            await().atMost(Duration.ofSeconds(5)).until(() -> nodesWithKey(lock.key()) == 0);
+        }
+    }
+
+    @Test
+    void aTimedOutFutureStopsTheAcquisitionToo() throws Exception {
+        String name = uniqueName("cancel-timeout");
+        RedlockClient blocker = client();
+        Lease held = blocker.redLock(name).tryAcquire(Duration.ZERO, Duration.ofSeconds(10)).orElseThrow();
+        RedlockClient c = client();
+        CompletableFuture<AcquireResult> waiting = c.redLock(name).attemptAsync(Duration.ofSeconds(20))
+                .orTimeout(50, TimeUnit.MILLISECONDS);
+        ExecutionException e = assertThrows(ExecutionException.class, () -> waiting.get(5, TimeUnit.SECONDS));
+        assertInstanceOf(TimeoutException.class, e.getCause());
+        held.release();
+        assertStaysFree(held.key());
+    }
+
+    @Test
+    void interruptingABlockingAcquireStopsIt() throws Exception {
+        String name = uniqueName("interrupt-waiting");
+        RedlockClient blocker = client();
+        Lease held = blocker.redLock(name).tryAcquire(Duration.ZERO, Duration.ofSeconds(10)).orElseThrow();
+        RedlockClient c = client();
+        QuorumLock lock = c.redLock(name);
+        ExecutorService pool = Executors.newSingleThreadExecutor();
+        try {
+            Future<Boolean> call = pool.submit(() -> lock.tryLock(20, TimeUnit.SECONDS));
+            Thread.sleep(50);
+            call.cancel(true); // interrupts the waiting thread
+            held.release();
+            assertStaysFree(held.key());
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
+    void interruptDuringTheWinningRoundThrowsAndReleases() throws Exception {
+        String name = uniqueName("interrupt-in-flight");
+        RedlockClient c = client(b -> b.perNodeTimeout(Duration.ofMillis(800)).leaseTime(Duration.ofSeconds(10)));
+        QuorumLock lock = c.redLock(name);
+        // Three nodes hold every write for 300 ms: the round that wins is still in flight when interrupted.
+        for (int i = 0; i < 3; i++) {
+            try (Jedis admin = node(i).client()) {
+                admin.sendCommand(Protocol.Command.CLIENT, "PAUSE", "300", "WRITE");
+            }
+        }
+        CompletableFuture<Object> outcome = new CompletableFuture<>();
+        Thread caller = new Thread(() -> {
+            try {
+                outcome.complete(lock.tryLock(5, TimeUnit.SECONDS));
+            } catch (Throwable e) {
+                outcome.complete(e);
+            }
+        });
+        caller.start();
+        Thread.sleep(100);
+        caller.interrupt();
+        Object result = outcome.get(5, TimeUnit.SECONDS);
+        assertInstanceOf(InterruptedException.class, result,
+                "interrupted while acquiring: Lock.tryLock must throw, as ReentrantLock does; got " + result);
+        assertStaysFree(lock.key());
+    }
+}

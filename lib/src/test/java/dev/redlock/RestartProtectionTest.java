@@ -1,0 +1,163 @@
+package dev.redlock;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import redis.clients.jedis.ClientSetInfoConfig;
+import redis.clients.jedis.DefaultJedisClientConfig;
+import redis.clients.jedis.Jedis;
+import redis.clients.jedis.RedisClient;
+
+/**
+ * Restart protection whatever the transport: a node's grant counts only while the client knows the node has not lost
+ * data since it last confirmed the node's identity, and a node whose identity cannot be read does not vote.
+ */
+class RestartProtectionTest extends RedisBackedTest {
+
+    private static final Duration TTL = Duration.ofSeconds(2);
+    private static final String ACL_USER = "redlock-limited";
+    private static final String ACL_PASSWORD = "s3cret-Pw";
+
+    private final List<AutoCloseable> owned = new ArrayList<>();
+
+    @AfterEach
+    void cleanUp() throws Exception {
+        for (AutoCloseable c : owned) {
+            c.close();
+        }
+        owned.clear();
+        for (int i = 0; i < 5; i++) {
+            if (node(i).isRunning() && !node(i).isPaused()) {
+                try (Jedis admin = node(i).client()) {
+                    admin.aclDelUser(ACL_USER);
+                }
+            }
+        }
+    }
+
+    private RedlockConfig.Builder quarantining(RedlockConfig.Builder b) {
+        return b.restartQuarantine(true).leaseTime(TTL).perNodeTimeout(Duration.ofMillis(150));
+    }
+
+    /** A client whose five nodes are the caller's own pooled Jedis clients. */
+    private RedlockClient userClientNodes() {
+        RedlockConfig.Builder b = quarantining(RedlockConfig.builder()).retryDelay(Duration.ofMillis(5));
+        for (int i = 0; i < 5; i++) {
+            RedisClient pool = RedisClient.builder()
+                    .hostAndPort(node(i).host(), node(i).port())
+                    .clientConfig(DefaultJedisClientConfig.builder().socketTimeoutMillis(150)
+                            .autoNegotiateProtocol(false).clientSetInfoConfig(ClientSetInfoConfig.DISABLED).build())
+                    .build();
+            owned.add(pool);
+            b.node("user-" + i, pool);
+        }
+        RedlockClient c = RedlockClient.create(b.build());
+        owned.add(0, c); // closed before the pools it uses
+        return c;
+    }
+
+    /** Polls with throw-away locks until every node's vote counts for {@code client}. */
+    static void awaitTrusted(RedlockClient client) {
+        await().atMost(Duration.ofSeconds(15)).pollInterval(Duration.ofMillis(100)).until(() -> {
+            // A MultiLock round waits for every node, so each vote is seen.
+            AcquireResult r = client.multiLock(uniqueName("warm-up")).attempt(Duration.ZERO, TTL);
+            r.lease().ifPresent(l -> l.release().completion().join());
+            return r.acquired();
+        });
+    }
+
+    @Test
+    void userClientNodesCountNoVoteFromANodeThatRestartedEmpty() throws Exception {
+        String name = uniqueName("user-restart");
+        RedlockClient a = client(this::quarantining);
+        RedlockClient b = userClientNodes();
+        awaitTrusted(a);
+        awaitTrusted(b);
+
+        Lease held = a.redLock(name).tryAcquire(Duration.ZERO, TTL).orElseThrow();
+        for (int i = 0; i < 3; i++) {
+            node(i).kill();
+            node(i).restart(); // no persistence: A's key is gone on a majority
+        }
+        AcquireResult r = b.redLock(name).attempt(Duration.ofMillis(1_500), TTL);
+        assertFalse(r.acquired() && held.isValid(), () -> "B won while A's lease is valid: " + r.lastRound());
+        r.lease().ifPresent(Lease::release);
+        held.release();
+    }
+
+    @Test
+    void flushAllIsCaughtLikeARestart() throws Exception {
+        String name = uniqueName("flushall");
+        RedlockClient a = client(this::quarantining);
+        RedlockClient b = client(this::quarantining);
+        awaitTrusted(a);
+        awaitTrusted(b);
+
+        Lease held = a.redLock(name).tryAcquire(Duration.ZERO, TTL).orElseThrow();
+        for (int i = 0; i < 3; i++) {
+            node(i).flushAll(); // the same server, its data gone: no restart to see
+        }
+        AcquireResult r = b.redLock(name).attempt(Duration.ofMillis(1_500), TTL);
+        assertFalse(r.acquired() && held.isValid(), () -> "B won while A's lease is valid: " + r.lastRound());
+        r.lease().ifPresent(Lease::release);
+        held.release();
+    }
+
+    /** Creates a user that may do everything but the given commands, on every node. */
+    private static void restrictedUser(String... denied) {
+        for (int i = 0; i < 5; i++) {
+            List<String> rules = new ArrayList<>(List.of("reset", "on", ">" + ACL_PASSWORD, "~*", "&*", "+@all"));
+            for (String d : denied) {
+                rules.add("-" + d);
+            }
+            try (Jedis admin = node(i).client()) {
+                admin.aclSetUser(ACL_USER, rules.toArray(new String[0]));
+            }
+        }
+    }
+
+    private static List<String> restrictedUris() {
+        List<String> uris = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            uris.add("redis://" + ACL_USER + ":" + ACL_PASSWORD + "@" + node(i).host() + ":" + node(i).port());
+        }
+        return uris;
+    }
+
+    @Test
+    void nodeWhoseIdentityCannotBeReadDoesNotVote() throws Exception {
+        awaitTrusted(client(this::quarantining)); // every node has been known long enough
+        restrictedUser("info");
+        RedlockClient blind = client(restrictedUris(), this::quarantining);
+        AcquireResult r = blind.redLock(uniqueName("no-info")).attempt(Duration.ZERO, TTL);
+        r.lease().ifPresent(Lease::release);
+        assertFalse(r.acquired(), () -> "INFO is refused, yet the nodes voted: " + r.lastRound());
+        assertEquals(FailureReason.NOT_ENOUGH_NODES, r.reason());
+        assertTrue(r.lastRound().nodes().stream().noneMatch(o -> o.status() == NodeStatus.GRANTED),
+                r.lastRound()::toString);
+        assertTrue(r.lastRound().nodes().stream().filter(o -> o.status() == NodeStatus.QUARANTINED).count() >= 3,
+                r.lastRound()::toString);
+        NodeOutcome first = r.lastRound().nodes().stream().filter(o -> o.status() == NodeStatus.QUARANTINED)
+                .findFirst().orElseThrow();
+        assertTrue(first.error().orElseThrow().getMessage().contains("identity is unknown"), first::toString);
+    }
+
+    @Test
+    void refusedConfigWithTrustedPersistenceCountsAsNotPersistent() throws Exception {
+        node(0).restart(); // just restarted, without persistence
+        restrictedUser("config");
+        RedlockClient c = client(restrictedUris(), b -> quarantining(b).trustPersistentNodes(true));
+        AcquireResult r = c.redLock(uniqueName("no-config")).attempt(Duration.ZERO, TTL);
+        r.lease().ifPresent(Lease::release);
+        assertEquals(NodeStatus.QUARANTINED, r.lastRound().nodes().get(0).status(),
+                () -> "persistence unknown, yet a fresh node voted: " + r.lastRound());
+        assertTrue(r.lastRound().nodes().get(0).status().isUnavailable());
+    }
+}
