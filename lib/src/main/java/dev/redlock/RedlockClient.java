@@ -65,7 +65,7 @@ public final class RedlockClient implements AutoCloseable {
         this.scheduler.setRemoveOnCancelPolicy(true);
         Quarantine quarantine = new Quarantine(config);
         this.nodes = new NodeClients(config, prefix, quarantine);
-        this.engine = new QuorumEngine(config, nodes.nodes(), scheduler, quarantine);
+        this.engine = new QuorumEngine(config, nodes.nodes(), scheduler, quarantine, prefix);
         nodes.start();
         LOG.debug("started Redlock client over {} node(s): {}", nodes.nodes().size(), config.nodeNames());
     }

@@ -145,6 +145,60 @@ class FencingTest extends RedisBackedTest {
         }
     }
 
+    private static String intact(int node) {
+        try (var admin = node(node).client()) {
+            return admin.hget("redlock:node-incarnation", "intact");
+        }
+    }
+
+    /**
+     * A new cluster's counters start once every node has answered a fenced read; from then on fenced locks, new ones
+     * too, need only a quorum. A node that restarts empty is repaired in the background from the others, and then
+     * counts again, so the next grant through it and a minority still goes up.
+     */
+    @Test
+    void countersStartOnANewClusterAndARestartedNodeIsRepaired() throws Exception {
+        Duration ttl = Duration.ofSeconds(1);
+        RedlockClient c = client(b -> b.restartQuarantine(true).leaseTime(ttl).perNodeTimeout(Duration.ofMillis(100)));
+        RestartProtectionTest.awaitTrusted(c);
+        QuorumLock first = c.redLock(uniqueName("repair-first")).fenced();
+        long t1;
+        try (Lease lease = first.tryAcquire(Duration.ofSeconds(5), ttl).orElseThrow()) {
+            t1 = token(lease);
+        }
+        await().atMost(Duration.ofSeconds(10)).until(() -> {
+            for (int i = 0; i < 5; i++) {
+                if (!"1".equals(intact(i))) {
+                    return false;
+                }
+            }
+            return true;
+        });
+        node(3).kill();
+        node(4).kill();
+        try (Lease lease = c.redLock(uniqueName("repair-new")).fenced().tryAcquire(Duration.ofSeconds(5), ttl)
+                .orElseThrow()) {
+            assertEquals(1, token(lease), "a new lock gets its first token with two nodes down");
+        }
+        node(3).restart();
+        node(4).restart();
+        node(0).kill();
+        node(0).restart(); // empty: its counters are gone, and it is not intact any more
+        RestartProtectionTest.awaitTrusted(c);
+        assertEquals("0", intact(0));
+        long t2;
+        try (Lease lease = first.tryAcquire(Duration.ofSeconds(5), ttl).orElseThrow()) {
+            t2 = token(lease); // every node answers: the read covers, and the repair starts
+        }
+        assertTrue(t2 > t1);
+        await().atMost(Duration.ofSeconds(10)).until(() -> "1".equals(intact(0)));
+        node(1).kill();
+        node(2).kill();
+        try (Lease lease = first.tryAcquire(Duration.ofSeconds(5), ttl).orElseThrow()) {
+            assertTrue(token(lease) > t2, "through the repaired node and two others that never lost data");
+        }
+    }
+
     @Test
     void withLockCanFence() throws Exception {
         RedlockClient c = client();

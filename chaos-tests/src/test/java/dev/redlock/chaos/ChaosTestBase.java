@@ -2,6 +2,10 @@ package dev.redlock.chaos;
 
 import static org.awaitility.Awaitility.await;
 
+import dev.redlock.AcquireResult;
+import dev.redlock.Lease;
+import dev.redlock.QuorumLock;
+import dev.redlock.RedlockClient;
 import dev.redlock.chaos.cluster.ChaosCluster;
 import dev.redlock.chaos.history.CheckResult;
 import dev.redlock.chaos.history.Checker;
@@ -10,6 +14,7 @@ import dev.redlock.chaos.history.History;
 import dev.redlock.chaos.history.LostLeaseChecker;
 import dev.redlock.chaos.history.LostUpdateChecker;
 import dev.redlock.chaos.history.MutualExclusionChecker;
+import dev.redlock.chaos.history.Op;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -108,8 +113,18 @@ abstract class ChaosTestBase {
     static void assertNoLeftovers(ChaosCluster cluster, Duration ttl) {
         cluster.healAll();
         await().atMost(ttl.plusSeconds(3)).pollInterval(Duration.ofMillis(100))
-                .until(() -> cluster.keysEverywhere("redlock:*").stream()
-                        .allMatch(k -> k.endsWith(":fence") || k.equals("redlock:node-incarnation")));
+                .alias("no lock key left (fencing counters and markers aside)")
+                .until(() -> leftovers(cluster), List::isEmpty);
+    }
+
+    private static List<String> leftovers(ChaosCluster cluster) {
+        List<String> left = new ArrayList<>();
+        for (String k : cluster.keysEverywhere("redlock:*")) {
+            if (!k.endsWith(":fence") && !k.equals("redlock:node-incarnation")) {
+                left.add(k);
+            }
+        }
+        return left;
     }
 
     /** A stop-the-world pause of the calling thread; park may wake early, so it loops until the time is up. */
@@ -118,5 +133,46 @@ abstract class ChaosTestBase {
         for (long left = d.toNanos(); left > 0; left = until - System.nanoTime()) {
             java.util.concurrent.locks.LockSupport.parkNanos(left);
         }
+    }
+    /** Client A holds the lock on exactly nodes {@code holders}; the other nodes are free afterwards. */
+    static Lease holdOnBareQuorum(ChaosCluster cluster, RedlockClient a, String name, List<Integer> holders,
+            Duration ttl) throws InterruptedException {
+        QuorumLock lock = a.redLock(name);
+        for (int i = 0; i < cluster.size(); i++) {
+            if (!holders.contains(i)) {
+                cluster.server(i).set(lock.key(), "blocker"); // keeps A off these nodes
+            }
+        }
+        Lease lease = lock.tryAcquire(Duration.ZERO, ttl).orElseThrow();
+        for (int i = 0; i < cluster.size(); i++) {
+            if (!holders.contains(i)) {
+                try (var jedis = cluster.server(i).client()) {
+                    jedis.del(lock.key());
+                }
+            }
+        }
+        return lease;
+    }
+
+    /** Records an acquisition attempt of {@code client} into {@code history}. */
+    static Op.Builder attempt(History history, int client, QuorumLock lock, Lease[] out, Duration ttl)
+            throws InterruptedException {
+        return attempt(history, client, lock, out, ttl, Duration.ofSeconds(1));
+    }
+
+    /** Records an acquisition attempt of {@code client} with the given wait budget. */
+    static Op.Builder attempt(History history, int client, QuorumLock lock, Lease[] out, Duration ttl, Duration wait)
+            throws InterruptedException {
+        Op.Builder op = Op.builder().client(client).lock(lock.name()).invokeNanos(System.nanoTime());
+        // A short budget: B's connection to a restarted node breaks on first use and is re-established.
+        AcquireResult r = lock.attempt(wait, ttl);
+        op.completeNanos(System.nanoTime());
+        if (r.acquired()) {
+            out[0] = r.lease().orElseThrow();
+            op.outcome(Op.Outcome.OK).token(out[0].token()).deadlineNanos(out[0].deadlineNanos());
+        } else {
+            op.outcome(Op.Outcome.FAIL).failure(r.reason().name());
+        }
+        return op;
     }
 }

@@ -30,26 +30,6 @@ class SplitBrainScenariosTest extends ChaosTestBase {
 
     private static final Duration LEASE = Duration.ofSeconds(10);
 
-    /** Client A holds the lock on exactly nodes {@code holders}; the other nodes are free afterwards. */
-    private static Lease holdOnBareQuorum(ChaosCluster cluster, RedlockClient a, String name, List<Integer> holders,
-            Duration ttl) throws InterruptedException {
-        QuorumLock lock = a.redLock(name);
-        for (int i = 0; i < cluster.size(); i++) {
-            if (!holders.contains(i)) {
-                cluster.server(i).set(lock.key(), "blocker"); // keeps A off these nodes
-            }
-        }
-        Lease lease = lock.tryAcquire(Duration.ZERO, ttl).orElseThrow();
-        for (int i = 0; i < cluster.size(); i++) {
-            if (!holders.contains(i)) {
-                try (var jedis = cluster.server(i).client()) {
-                    jedis.del(lock.key());
-                }
-            }
-        }
-        return lease;
-    }
-
     /** Releases both leases, records both operations, and checks the history. */
     private static Run releaseAndCheck(String name, ChaosCluster cluster, History history, long origin,
             Op.Builder first, Lease held, Op.Builder other, Lease second) {
@@ -64,22 +44,6 @@ class SplitBrainScenariosTest extends ChaosTestBase {
         Run run = finish(name, history, null, List.of(new MutualExclusionChecker(), new LostLeaseChecker()), origin);
         assertNoLeftovers(cluster, LEASE);
         return run;
-    }
-
-    /** Records an acquisition attempt of {@code client} into {@code history}. */
-    private static Op.Builder attempt(History history, int client, QuorumLock lock, Lease[] out, Duration ttl)
-            throws InterruptedException {
-        Op.Builder op = Op.builder().client(client).lock(lock.name()).invokeNanos(System.nanoTime());
-        // A short budget: B's connection to a restarted node breaks on first use and is re-established.
-        AcquireResult r = lock.attempt(Duration.ofSeconds(1), ttl);
-        op.completeNanos(System.nanoTime());
-        if (r.acquired()) {
-            out[0] = r.lease().orElseThrow();
-            op.outcome(Op.Outcome.OK).token(out[0].token()).deadlineNanos(out[0].deadlineNanos());
-        } else {
-            op.outcome(Op.Outcome.FAIL).failure(r.reason().name());
-        }
-        return op;
     }
 
     private Run crashRestart(String name, ChaosCluster.Options options, boolean quarantine, long seed)

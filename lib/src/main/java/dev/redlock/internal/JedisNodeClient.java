@@ -62,6 +62,9 @@ public final class JedisNodeClient implements NodeClient {
     private Pipeline pipeline;
     /** What INFO said about the server on {@link #connection}. */
     private Quarantine.Connection ownIdent;
+    /** This client's number for {@link #connection} (0: none yet), and the last number given out. */
+    private long connectionId;
+    private long connections;
     /** No reconnect before this time ({@link System#nanoTime()}): a dead node must not cost a connect per batch. */
     private long reconnectNotBefore = System.nanoTime();
     private long reconnectDelayNanos;
@@ -85,10 +88,6 @@ public final class JedisNodeClient implements NodeClient {
         guard.maintenance(this::submit);
     }
 
-    @Override
-    public void markCountersIntact() {
-        guard.markIntact();
-    }
 
     /** Starts the I/O thread, which connects at once so the first round does not pay for the handshake. */
     public void start() {
@@ -242,11 +241,18 @@ public final class JedisNodeClient implements NodeClient {
                 }
             }
             long sentAt = ticker.nanoTime();
+            // Each batch of a user's client may use another pooled connection; our own connection keeps its number.
+            long connection = spec.client() != null || connectionId == 0 ? ++connections : connectionId;
+            connectionId = spec.client() != null ? 0 : connection;
             Response<Object>[] replies = new Response[ops.size()];
             for (int i = 0; i < ops.size(); i++) {
                 NodeOp op = ops.get(i);
                 op.sentAtNanos = sentAt;
+                op.sentOn = connection;
                 guard.prepare(op, conn);
+                if (op.kind == NodeOp.Kind.RELEASE) {
+                    op.tombstone = op.needsTombstone(connection);
+                }
                 replies[i] = p.sendCommand(command(op, true));
             }
             p.sync();
@@ -261,20 +267,30 @@ public final class JedisNodeClient implements NodeClient {
                 try {
                     reply = replies[i].get();
                 } catch (JedisNoScriptException e) {
-                    // The node's script cache was flushed (restart, SCRIPT FLUSH): resend as EVAL, which reloads it.
-                    // An op of the same key behind it may have run first; the release tombstone covers that.
+                    // The node's script cache was flushed (restart, SCRIPT FLUSH): the op did not run. Resend it as
+                    // EVAL, which reloads the script, unless it is an acquire with a command of its key behind it in
+                    // this batch, which has run already: sent again, it would run after that one. It fails instead.
+                    if (op.isAcquire() && laterForSameKey(ops, i)) {
+                        op.answered = true;
+                        finish(op, NodeStatus.ERROR, e);
+                        done[i] = true;
+                        continue;
+                    }
                     if (noScript == null) {
                         noScript = new ArrayList<>();
                     }
                     noScript.add(i);
                     continue;
                 } catch (JedisDataException e) {
+                    op.answered = true;
                     finish(op, NodeStatus.ERROR, e);
                     done[i] = true;
                     continue;
                 }
                 // A reply of the wrong shape throws: the connection is out of step and is dropped below.
-                guard.settle(op, op.statusOf(reply), null, conn);
+                NodeStatus status = op.statusOf(reply);
+                op.answered = true;
+                guard.settle(op, status, null, conn);
                 done[i] = true;
             }
             if (noScript != null) {
@@ -289,11 +305,14 @@ public final class JedisNodeClient implements NodeClient {
                     try {
                         reply = replies[i].get();
                     } catch (JedisDataException e) {
+                        op.answered = true;
                         finish(op, NodeStatus.ERROR, e);
                         done[i] = true;
                         continue;
                     }
-                    guard.settle(op, op.statusOf(reply), null, conn);
+                    NodeStatus status = op.statusOf(reply);
+                    op.answered = true;
+                    guard.settle(op, status, null, conn);
                     done[i] = true;
                 }
             }
@@ -311,6 +330,15 @@ public final class JedisNodeClient implements NodeClient {
             }
             guard.failed(e);
         }
+    }
+
+    private static boolean laterForSameKey(List<NodeOp> ops, int index) {
+        for (int j = index + 1; j < ops.size(); j++) {
+            if (ops.get(j).key.equals(ops.get(index).key)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private CommandArguments infoCommand() {
@@ -420,6 +448,7 @@ public final class JedisNodeClient implements NodeClient {
     }
 
     private void discardConnection() {
+        connectionId = 0;
         Connection c = connection;
         connection = null;
         pipeline = null;

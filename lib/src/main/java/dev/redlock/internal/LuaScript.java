@@ -26,7 +26,10 @@ public final class LuaScript {
     /** Compare-and-set maintenance of a node's incarnation marker: rotate, adopt a run_id, mark counters intact. */
     public static final LuaScript MARKER = load("marker.lua");
 
-    /** Every script, in the order a new connection loads them. */
+    /** Copies a fencing counter into a node whose counters are being repaired. */
+    public static final LuaScript REPAIR = load("repair.lua");
+
+    /** Every script the lock path sends, in the order a new connection loads them. */
     public static final java.util.List<LuaScript> ALL = java.util.List.of(ACQUIRE, RELEASE, EXTEND, FENCE, MARKER);
 
     private final String name;

@@ -35,6 +35,7 @@ final class NioNodeClient implements NodeClient, NioLoop.Handler {
     private static final long MIN_RECONNECT_DELAY_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
     private static final long MAX_RECONNECT_DELAY_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
     private static final String CLOSED = "the Redlock client is closed";
+    private static final java.util.concurrent.atomic.AtomicLong CONNECTIONS = new java.util.concurrent.atomic.AtomicLong();
 
     /**
      * A handshake command queued ahead of the first op: AUTH and SELECT must succeed; SCRIPT LOAD may be refused
@@ -75,6 +76,8 @@ final class NioNodeClient implements NodeClient, NioLoop.Handler {
 
     /** One TCP connection and the commands sent on it that await their reply, in send order. */
     private final class Conn {
+        /** This client's number for the connection, so a release knows whether it follows its acquire on it. */
+        final long id = CONNECTIONS.incrementAndGet();
         final SocketChannel channel;
         final ConcurrentLinkedQueue<Object> awaiting = new ConcurrentLinkedQueue<>();
         final long startedNanos = System.nanoTime();
@@ -141,10 +144,6 @@ final class NioNodeClient implements NodeClient, NioLoop.Handler {
         loop.add(this);
     }
 
-    @Override
-    public void markCountersIntact() {
-        guard.markIntact();
-    }
 
     /** Connects in the background so the first round does not pay for the handshake. */
     void start() {
@@ -224,6 +223,9 @@ final class NioNodeClient implements NodeClient, NioLoop.Handler {
                     continue;
                 }
                 guard.prepare(op, c.ident);
+                if (op.kind == NodeOp.Kind.RELEASE) {
+                    op.tombstone = op.needsTombstone(c.id);
+                }
                 byte[] bytes = op.encoded();
                 if (bytes.length > out.remaining()) {
                     if (out.position() == 0) {
@@ -233,6 +235,7 @@ final class NioNodeClient implements NodeClient, NioLoop.Handler {
                 }
                 from.poll();
                 op.sentAtNanos = now;
+                op.sentOn = c.id;
                 // Registered before its bytes go out, so the reader always finds the command of a reply.
                 c.awaiting.add(op);
                 out.put(bytes);
@@ -479,23 +482,36 @@ final class NioNodeClient implements NodeClient, NioLoop.Handler {
         NodeOp op = (NodeOp) head;
         if (reply instanceof Resp.ErrorReply) {
             Resp.ErrorReply err = (Resp.ErrorReply) reply;
-            if (err.isNoScript() && !op.evalFallback) {
+            if (err.isNoScript() && !op.evalFallback && !(op.isAcquire() && laterForSameKey(c, op))) {
                 // Script cache flushed (SCRIPT FLUSH) since this connection loaded it: the node did not run the op.
-                // Send it again as EVAL, which caches the script, ahead of every op queued after it. An op of the
-                // same key already in flight behind it may still run first; the release tombstone covers that.
+                // Send it again as EVAL, which caches the script, ahead of every op queued after it, so the node
+                // still sees this key's commands in issue order. An acquire with a command of its key already in
+                // flight behind it (its release, say) is not sent again: it fails, as not applied.
                 op.evalFallback = true;
                 resend.addFirst(op);
                 flush();
                 return;
             }
+            op.answered = true;
             finish(op, NodeStatus.ERROR, new RedisErrorReply(spec.name() + ": " + err.message));
             return;
         }
         // A reply of the wrong shape throws: the connection is out of step and is dropped by the caller.
         NodeStatus status = op.statusOf(reply);
+        op.answered = true;
         inFlight.decrementAndGet();
         guard.settle(op, status, null, c.ident);
         guard.answered(); // only an answer counts: a stalled node still accepts connections
+    }
+
+    /** Whether a command for {@code op}'s key was written on {@code c} after it and awaits its reply. */
+    private static boolean laterForSameKey(Conn c, NodeOp op) {
+        for (Object o : c.awaiting) {
+            if (o instanceof NodeOp && ((NodeOp) o).key.equals(op.key)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Handles a probe reply; a node that refuses INFO has an unknown identity, one that refuses CONFIG no trust. */

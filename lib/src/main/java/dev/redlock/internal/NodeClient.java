@@ -15,13 +15,6 @@ public interface NodeClient extends AutoCloseable {
      */
     void submit(NodeOp op);
 
-    /**
-     * Marks the node's fencing counters intact: every configured node answered a fencing read and none had intact
-     * counters, so the cluster's counters start over (see {@code marker.lua}). Fire and forget.
-     */
-    default void markCountersIntact() {
-    }
-
     /** Stops taking acquires and extensions without waiting; queued releases still go out. */
     default void initiateClose() {
     }

@@ -73,17 +73,7 @@ final class NodeGuard {
         op.encodedRunId = run == null ? "" : run;
     }
 
-    /**
-     * Marks this node's fencing counters intact: every configured node answered a fencing read and none had intact
-     * counters, so the cluster's counters start here (see {@code marker.lua}).
-     */
-    void markIntact() {
-        String known = identity.markerId;
-        if (known != null && quarantine.markerKey() != null) {
-            maintenance.accept(NodeOp.markIntact(quarantine.markerKey(), known,
-                    ticker.nanoTime() + TimeUnit.SECONDS.toNanos(1)));
-        }
-    }
+
 
     Quarantine.Identity identity() {
         return identity;

@@ -45,8 +45,14 @@ public final class NodeOp {
     /** {@link Kind#MARKER} only: the script's ARGV (action, expected id, run_id, new id). */
     private final String[] markerArgs;
 
+    /** Release only: the acquire it undoes on this node, if any (see {@link #needsTombstone(long)}). */
+    NodeOp after;
     /** Release only: leave a tombstone if the key is not ours, because our acquire may still arrive here. */
     boolean tombstone;
+    /** The connection this op was last written on (a node client's own numbering); 0 if never written. */
+    volatile long sentOn;
+    /** Whether a server answered this op (as opposed to a timeout, a lost connection, or no send at all). */
+    volatile boolean answered;
 
     // Set by the node client before encoding.
     /** The node's incarnation marker key, or null when restart detection is off. */
@@ -116,11 +122,6 @@ public final class NodeOp {
         return new NodeOp(markerKey, sendByNanos, "adopt", expectedId, runId, "");
     }
 
-    /** Marks the node's fencing counters intact (every node answered a read and none was). */
-    static NodeOp markIntact(String markerKey, String expectedId, long sendByNanos) {
-        return new NodeOp(markerKey, sendByNanos, "intact", expectedId, "", "");
-    }
-
     public Kind kind() {
         return kind;
     }
@@ -150,10 +151,11 @@ public final class NodeOp {
         return kind == Kind.ACQUIRE || kind == Kind.ACQUIRE_FENCED;
     }
 
-    /** For fakes of the node interface: the counter read a node answered, as if its script had. */
+    /** For fakes of the node interface: the counter read a node answered, as if its script had (intact if valid). */
     public void read(long counter, boolean valid) {
         this.value = counter;
         this.counterValid = valid;
+        this.intact = valid;
         this.readTrusted = true;
     }
 
@@ -162,6 +164,16 @@ public final class NodeOp {
         if (round != null) {
             round.onReply(index, status, error, this);
         }
+    }
+
+    /**
+     * Whether this release must leave a tombstone when written on connection {@code connection}: the acquire it
+     * undoes went out on another connection and never got an answer, so it may still run after this release (a
+     * stalled node processes both sockets in any order). Behind the acquire on the same connection, order is kept.
+     */
+    boolean needsTombstone(long connection) {
+        NodeOp a = after;
+        return a != null && a.sentOn != 0 && a.sentOn != connection && !a.answered;
     }
 
     /** The release tombstone of this op's token: a late acquire of that token finds it and sets nothing. */

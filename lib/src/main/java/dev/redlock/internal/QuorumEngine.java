@@ -50,6 +50,7 @@ public final class QuorumEngine implements AutoCloseable {
     private final long minValidityNanos;
     private final Watchdog watchdog;
     private final Quarantine quarantine;
+    private final FencingRepair repair;
     private final java.util.concurrent.atomic.AtomicLong lastWarn =
             new java.util.concurrent.atomic.AtomicLong(System.nanoTime() - TimeUnit.SECONDS.toNanos(2));
     /** Asynchronous acquisitions sleeping between rounds; failed by {@link #close()} so none waits forever. */
@@ -62,7 +63,14 @@ public final class QuorumEngine implements AutoCloseable {
 
     public QuorumEngine(RedlockConfig config, List<? extends NodeClient> nodes, ScheduledExecutorService scheduler,
             Quarantine quarantine) {
+        this(config, nodes, scheduler, quarantine, "redlock-");
+    }
+
+    /** @param threadPrefix the name prefix of the threads this engine starts (the fencing counter repair) */
+    public QuorumEngine(RedlockConfig config, List<? extends NodeClient> nodes, ScheduledExecutorService scheduler,
+            Quarantine quarantine, String threadPrefix) {
         this.quarantine = quarantine;
+        this.repair = new FencingRepair(config, quarantine, threadPrefix + "repair");
         this.config = config;
         this.nodes = List.copyOf(nodes);
         List<String> n = new ArrayList<>(nodes.size());
@@ -268,14 +276,10 @@ public final class QuorumEngine implements AutoCloseable {
         long validity = ttlNanos - elapsed - config.driftNanos(ttlNanos);
         List<NodeOutcome> outcomes = round.outcomesAtDecision();
         int granted = round.yesAtDecision();
-        if (round.noneIntactAtDecision()) {
-            // Every node answered the fencing read and none has intact counters: a new cluster, or one where every
-            // node lost data since its counters started. Start them here (the read covers every token, see Round).
-            LOG.info("lock '{}': no node has intact fencing counters and all {} answered; marking them intact",
-                    ref.name(), nodes.size());
-            for (NodeClient node : nodes) {
-                node.markCountersIntact();
-            }
+        if (round.sawCountersNotIntact()) {
+            // A node lost its data since the counters started (or the cluster is new): repair its counters in the
+            // background, so fencing reads do not need every node to answer.
+            repair.request();
         }
         FailureReason reason;
         if (granted >= round.need() && !round.coveringAtDecision()) {
@@ -714,14 +718,14 @@ public final class QuorumEngine implements AutoCloseable {
     }
 
     /**
-     * A release for node {@code i}. When the acquire's outcome there is still unknown (no reply, or one lost), the
-     * acquire may yet run after this release (they may travel on different connections, or the acquire may be sent
-     * again after NOSCRIPT): the release then leaves a tombstone of the token that makes that acquire a no-op.
+     * A release for node {@code i}, which knows the acquire it undoes there: if that acquire went out on a connection
+     * that has since been dropped, unanswered, it may still run after this release (a stalled node serves its sockets
+     * in any order), so the node client makes the release leave a tombstone that turns the late acquire into a no-op.
      */
     private static NodeOp releaseOp(Round round, int i, String key, String token, long ttlMillis, long sendBy,
             Round acquired) {
         NodeOp op = round.op(i, key, token, ttlMillis, sendBy);
-        op.tombstone = acquired != null && acquired.outcomeUnknown(i);
+        op.after = acquired == null ? null : acquired.opOf(i);
         return op;
     }
 
@@ -787,6 +791,7 @@ public final class QuorumEngine implements AutoCloseable {
             a.failClosed();
         }
         watchdog.closeAll();
+        repair.close();
         // Nodes stop taking acquires and extensions at once and flush queued releases within their grace period.
         for (NodeClient node : nodes) {
             node.initiateClose();

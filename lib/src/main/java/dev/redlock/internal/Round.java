@@ -33,6 +33,8 @@ public final class Round {
     private final NodeStatus[] live;
     private final Throwable[] errors;
     private final long[] latencies;
+    /** The command sent to each node, so a release can tell whether it travels behind it (see NodeOp#after). */
+    private final NodeOp[] ops;
     private int answered;
     private int yes;
     /** A fenced acquire also reads each node's fencing counter (see {@link #coveringRead()}). */
@@ -70,6 +72,7 @@ public final class Round {
         this.errors = new Throwable[n];
         this.latencies = new long[n];
         this.fencedRead = kind == NodeOp.Kind.ACQUIRE_FENCED;
+        this.ops = new NodeOp[n];
     }
 
     /** Makes the calling thread the one {@link #await(long)} wakes; call before any op is submitted. */
@@ -98,13 +101,24 @@ public final class Round {
     }
 
     public NodeOp op(int index, String key, String token, long ttlMillis, long sendByNanos) {
-        return new NodeOp(kind, key, token, ttlMillis, sendByNanos, this, index, null, 0);
+        return remember(index, new NodeOp(kind, key, token, ttlMillis, sendByNanos, this, index, null, 0));
     }
 
     /** An op of a fenced kind, which also names the lock's fencing counter (and, to fence, the candidate). */
     public NodeOp op(int index, String key, String counterKey, String token, long ttlMillis, long candidate,
             long sendByNanos) {
-        return new NodeOp(kind, key, token, ttlMillis, sendByNanos, this, index, counterKey, candidate);
+        return remember(index, new NodeOp(kind, key, token, ttlMillis, sendByNanos, this, index, counterKey,
+                candidate));
+    }
+
+    private NodeOp remember(int index, NodeOp op) {
+        ops[index] = op;
+        return op;
+    }
+
+    /** The command this round sent to node {@code index} (null if none was made). */
+    public NodeOp opOf(int index) {
+        return ops[index];
     }
 
     private boolean positive(NodeStatus s) {
@@ -285,31 +299,14 @@ public final class Round {
         return !fencedRead || frozenValidReads >= need || frozenReads == live.length;
     }
 
-    /** Whether every configured node answered the fencing read and none had intact counters (see genesis). */
-    public synchronized boolean noneIntactAtDecision() {
-        return fencedRead && frozenReads == live.length && frozenIntactReads == 0;
+    /** Whether a trusted fencing read by the decision came from a node whose counters are not intact. */
+    public synchronized boolean sawCountersNotIntact() {
+        return fencedRead && frozenIntactReads < frozenReads;
     }
 
     /** How many trusted counter reads, and how many of them valid, the decision saw. */
     public synchronized String readsAtDecision() {
         return frozenValidReads + " valid of " + frozenReads + " counters read";
-    }
-
-    /**
-     * Whether this round's command may still run on node {@code index} later: no reply yet, or the reply was lost
-     * (timed out, or the connection failed after sending). Not so for a command that was never sent.
-     */
-    public synchronized boolean outcomeUnknown(int index) {
-        NodeStatus s = live[index];
-        if (s == null) {
-            return true;
-        }
-        if (s != NodeStatus.TIMEOUT && s != NodeStatus.ERROR) {
-            return false;
-        }
-        Throwable e = errors[index];
-        return !(e instanceof QuietException.NotSent || e instanceof QuietException.NotConnected
-                || e instanceof QuietException.CircuitOpen || e instanceof RedisErrorReply);
     }
 
     /** Positive answers at the decision. */

@@ -7,16 +7,16 @@
 --                      a new incarnation (new id, born now, counters not intact)
 --            'adopt'   the server restarted but persists every write (appendfsync always, trusted by the client):
 --                      record its run_id, nothing was lost
---            'intact'  every configured node answered a fencing read and none had intact counters: the cluster
---                      starts its counters here (see fencing in ALGORITHM.md)
+--            'intact'  the node's fencing counters were all repaired (repair.lua) from a quorum of intact nodes, or
+--                      from every node: they count in fencing reads again
 -- ARGV[2]  the marker id the client saw
 -- ARGV[3]  rotate, adopt: the run_id of the server now
 -- ARGV[4]  rotate: the new marker id
 --
--- Returns  1 done, 0 nothing to do (the marker changed meanwhile, or already says so)
+-- Returns  1 done, 0 nothing to do (it already says so), -1 the marker changed meanwhile
 local m = redis.call('HMGET', KEYS[1], 'id', 'run', 'intact')
 if m[1] ~= ARGV[2] then
-  return 0
+  return -1
 end
 if ARGV[1] == 'intact' then
   if m[3] == '1' then

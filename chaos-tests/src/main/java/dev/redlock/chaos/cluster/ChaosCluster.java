@@ -147,6 +147,12 @@ public final class ChaosCluster implements AutoCloseable {
         record("restart", i, aof ? "with AOF appendfsync always" : "without persistence");
     }
 
+    /** {@code FLUSHALL}: the node keeps running but its data is gone, as after a failover to an empty replica. */
+    public void flushAll(int i) {
+        servers.get(i).flushAll();
+        record("flushall", i, "every key gone, same process");
+    }
+
     /** {@code CLIENT PAUSE ms WRITE}: the node stops executing writes (and scripts) for that long. */
     public void clientPauseWrites(int i, Duration duration) {
         try (Jedis jedis = servers.get(i).client()) {
