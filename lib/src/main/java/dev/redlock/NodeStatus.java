@@ -21,10 +21,10 @@ public enum NodeStatus {
     TAKEN,
 
     /**
-     * The node answered, but it restarted recently (it has been up for less than the longest TTL in use), so it may
-     * have forgotten keys it granted before: its vote does not count toward the quorum until it has been up that
-     * long. The command was applied; a key it set is released as usual. See
-     * {@link RedlockConfig.Builder#restartQuarantine(boolean)}.
+     * The node granted, but its vote does not count toward the quorum: it may have lost data recently (it restarted,
+     * was flushed, or another server now answers at its address, less than the longest TTL in use ago), so it may have
+     * forgotten keys it granted before; or its identity cannot be read. The cause names which. The command was
+     * applied; a key it set is released as usual. See {@link RedlockConfig.Builder#restartQuarantine(boolean)}.
      */
     QUARANTINED,
 

@@ -154,7 +154,8 @@ public final class QuorumLock implements Lock {
      * Acquires the lock, waiting as long as it takes unless interrupted. The hold is auto-extended until the last
      * {@link #unlock()}.
      *
-     * @throws InterruptedException if the thread is interrupted before or between rounds
+     * @throws InterruptedException if the thread is interrupted while acquiring; a lease won by the round in flight
+     *         is released
      * @throws IllegalStateException if the client is closed
      */
     @Override
@@ -196,7 +197,8 @@ public final class QuorumLock implements Lock {
      * @param time the wait budget; zero or negative means one round
      * @param unit the unit of {@code time}
      * @return true if acquired (or already held by this thread)
-     * @throws InterruptedException if the thread is interrupted before or between rounds
+     * @throws InterruptedException if the thread is interrupted while acquiring; a lease won by the round in flight
+     *         is released
      * @throws NotEnoughNodesException if the budget ran out because too few nodes were reachable
      * @throws IllegalStateException if the client is closed
      */
@@ -213,7 +215,8 @@ public final class QuorumLock implements Lock {
      * @param leaseTime the time to live set on each node; must exceed the per-node timeout
      * @param unit the unit of both times
      * @return true if acquired (or already held by this thread, in which case the lease time is unchanged)
-     * @throws InterruptedException if the thread is interrupted before or between rounds
+     * @throws InterruptedException if the thread is interrupted while acquiring; a lease won by the round in flight
+     *         is released
      * @throws IllegalArgumentException if the lease time is not above the per-node timeout
      * @throws NotEnoughNodesException if the budget ran out because too few nodes were reachable
      * @throws IllegalStateException if the client is closed
@@ -373,7 +376,8 @@ public final class QuorumLock implements Lock {
      * configured lease time as TTL, until it is released.
      *
      * @return the lease, or empty if the lock stayed busy
-     * @throws InterruptedException if the thread is interrupted before or between rounds
+     * @throws InterruptedException if the thread is interrupted while acquiring; a lease won by the round in flight
+     *         is released
      * @throws NotEnoughNodesException if the budget ran out because too few nodes were reachable
      * @throws IllegalStateException if the client is closed
      */
@@ -387,7 +391,8 @@ public final class QuorumLock implements Lock {
      *
      * @param wait the wait budget; zero means one round
      * @return the lease, or empty if the lock stayed busy
-     * @throws InterruptedException if the thread is interrupted before or between rounds
+     * @throws InterruptedException if the thread is interrupted while acquiring; a lease won by the round in flight
+     *         is released
      * @throws NotEnoughNodesException if the budget ran out because too few nodes were reachable
      * @throws IllegalStateException if the client is closed
      */
@@ -402,7 +407,8 @@ public final class QuorumLock implements Lock {
      * @param wait the wait budget; zero means one round
      * @param leaseTime the time to live set on each node; must exceed the per-node timeout
      * @return the lease, or empty if the lock stayed busy
-     * @throws InterruptedException if the thread is interrupted before or between rounds
+     * @throws InterruptedException if the thread is interrupted while acquiring; a lease won by the round in flight
+     *         is released
      * @throws IllegalArgumentException if the lease time is not above the per-node timeout
      * @throws NotEnoughNodesException if the budget ran out because too few nodes were reachable
      * @throws IllegalStateException if the client is closed
@@ -416,7 +422,8 @@ public final class QuorumLock implements Lock {
      *
      * @param wait the wait budget; zero means one round
      * @return the result
-     * @throws InterruptedException if the thread is interrupted before or between rounds
+     * @throws InterruptedException if the thread is interrupted while acquiring; a lease won by the round in flight
+     *         is released
      * @throws IllegalStateException if the client is closed
      */
     public AcquireResult attempt(Duration wait) throws InterruptedException {
@@ -430,7 +437,8 @@ public final class QuorumLock implements Lock {
      * @param wait the wait budget; zero means one round
      * @param leaseTime the time to live set on each node; must exceed the per-node timeout
      * @return the result
-     * @throws InterruptedException if the thread is interrupted before or between rounds
+     * @throws InterruptedException if the thread is interrupted while acquiring; a lease won by the round in flight
+     *         is released
      * @throws IllegalArgumentException if the lease time is not above the per-node timeout
      * @throws IllegalStateException if the client is closed
      */
@@ -441,8 +449,9 @@ public final class QuorumLock implements Lock {
     /**
      * Acquires an auto-extended lease without blocking; see {@link #tryAcquire(Duration)}. The future completes on
      * the configured async executor: with the lease, empty if the lock stayed busy, or exceptionally with
-     * {@link NotEnoughNodesException}. Cancelling the future stops further rounds; a lease won meanwhile is
-     * released.
+     * {@link NotEnoughNodesException}. Completing the returned future any other way (cancel, {@code orTimeout},
+     * complete) stops the acquisition: no further round, and a lease won by a round in flight is released at once and
+     * never kept by the watchdog. Futures derived from it ({@code thenApply}...) do not reach back.
      *
      * @param wait the wait budget; zero means one round
      * @return a future of the lease
@@ -454,8 +463,9 @@ public final class QuorumLock implements Lock {
     /**
      * Acquires a lease with a fixed lease time without blocking; see {@link #tryAcquire(Duration, Duration)}. The
      * future completes on the configured async executor: with the lease, empty if the lock stayed busy, or
-     * exceptionally with {@link NotEnoughNodesException}. Cancelling the future stops further rounds; a lease won
-     * meanwhile is released.
+     * exceptionally with {@link NotEnoughNodesException}. Completing the returned future any other way (cancel,
+     * {@code orTimeout}, complete) stops the acquisition: no further round, and a lease won by a round in flight is
+     * released at once. Futures derived from it ({@code thenApply}...) do not reach back.
      *
      * @param wait the wait budget; zero means one round
      * @param leaseTime the time to live set on each node; must exceed the per-node timeout
@@ -500,7 +510,8 @@ public final class QuorumLock implements Lock {
 
     /**
      * Acquires an auto-extended lease without blocking and reports everything. The future completes on the
-     * configured async executor, exceptionally only with {@link IllegalStateException} if the client closes.
+     * configured async executor, exceptionally only with {@link IllegalStateException} if the client closes. Completing it any other way (cancel,
+     * {@code orTimeout}) stops the acquisition and releases a lease won meanwhile.
      *
      * @param wait the wait budget; zero means one round
      * @return a future of the result
@@ -512,7 +523,8 @@ public final class QuorumLock implements Lock {
     /**
      * Acquires a lease with a fixed lease time without blocking and reports everything; see
      * {@link #attempt(Duration, Duration)}. The future completes on the configured async executor, exceptionally
-     * only with {@link IllegalStateException} if the client closes.
+     * only with {@link IllegalStateException} if the client closes. Completing it any other way (cancel,
+     * {@code orTimeout}) stops the acquisition and releases a lease won meanwhile.
      *
      * @param wait the wait budget; zero means one round
      * @param leaseTime the time to live set on each node; must exceed the per-node timeout

@@ -286,10 +286,12 @@ public final class RedlockConfig {
     }
 
     /**
-     * Returns whether restarted nodes are quarantined: a node whose {@code run_id} changed, or whose uptime is below
-     * the longest TTL in use, does not count toward any quorum until it has been up that long. Default true.
+     * Returns whether restart protection is on: a node that may have lost data less than the longest TTL in use ago
+     * (its incarnation marker is new or changed, its {@code run_id} changed, or its uptime is short), or whose identity
+     * cannot be read, does not count toward any acquire quorum; fencing reads skip and repair nodes that lost their
+     * counters. Default true.
      *
-     * @return true if restart quarantine is on
+     * @return true if restart protection is on
      */
     public boolean restartQuarantine() {
         return restartQuarantine;
@@ -660,13 +662,17 @@ public final class RedlockConfig {
         }
 
         /**
-         * Turns restart quarantine on or off. With it on (the default), a node that restarted recently (its
-         * {@code run_id} changed, or its uptime is below the longest TTL in use) may have forgotten keys it granted,
-         * so its grants do not count toward any quorum until it has been up that long; it still receives releases,
-         * and the quorum stays {@code N/2 + 1} of the configured N. Turn it off only for nodes that never lose
-         * acknowledged writes, or with {@link #trustPersistentNodes(boolean)}.
+         * Turns restart protection on or off. With it on (the default), a node's acquire vote counts only while the
+         * client knows the node has not lost data since it last confirmed its identity: each node keeps an
+         * incarnation marker that the acquire script checks in the same round trip, and each connection reads the
+         * server's {@code run_id} first. A node that lost data (restart without persistence, {@code FLUSHALL},
+         * failover to an empty replica, another server at its address, a restart from a persistent copy) does not
+         * count toward any quorum for the longest TTL in use plus drift; a node whose {@code INFO} is refused does
+         * not count at all (see {@link #unverifiedIdentity(String...)}). It still receives releases, and the quorum
+         * stays {@code N/2 + 1} of the configured N. Fencing reads also skip counters of nodes that lost data until
+         * they are repaired. Turn it off only for nodes that never lose acknowledged writes.
          *
-         * @param on whether to quarantine restarted nodes
+         * @param on whether restart protection is on
          * @return this builder
          */
         public Builder restartQuarantine(boolean on) {

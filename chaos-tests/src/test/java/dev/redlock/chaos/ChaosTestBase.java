@@ -120,7 +120,7 @@ abstract class ChaosTestBase {
     private static List<String> leftovers(ChaosCluster cluster) {
         List<String> left = new ArrayList<>();
         for (String k : cluster.keysEverywhere("redlock:*")) {
-            if (!k.endsWith(":fence") && !k.equals("redlock:node-incarnation")) {
+            if (!k.endsWith(":fence") && !k.endsWith("redlock:node-incarnation")) {
                 left.add(k);
             }
         }
