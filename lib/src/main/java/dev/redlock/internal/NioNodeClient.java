@@ -115,6 +115,7 @@ final class NioNodeClient implements NodeClient, NioLoop.Handler {
     private final long maxReconnectDelayNanos;
     private final long closeGraceNanos;
 
+    private final Resp.Limits limits = Resp.Limits.DEFAULT;
     private final ConcurrentLinkedQueue<NodeOp> outbox = new ConcurrentLinkedQueue<>();
     /** Ops to send again after NOSCRIPT, ahead of everything queued after them (issue order per node). */
     private final java.util.concurrent.ConcurrentLinkedDeque<NodeOp> resend =
@@ -440,27 +441,30 @@ final class NioNodeClient implements NodeClient, NioLoop.Handler {
         }
         c.in.flip();
         while (true) {
-            Object reply = Resp.parse(c.in);
+            Object reply = Resp.parse(c.in, limits);
             if (reply == Resp.INCOMPLETE) {
                 break;
             }
             Object head = c.awaiting.poll();
             if (head == null) {
-                throw new IllegalStateException("reply from " + spec.name() + " with no command awaiting it");
+                throw new Resp.ProtocolException("a reply with no command awaiting it");
             }
             answer(c, head, reply);
         }
         c.in.compact();
         if (!c.in.hasRemaining()) {
-            // A reply larger than the buffer: grow it.
-            ByteBuffer bigger = ByteBuffer.allocate(c.in.capacity() * 2);
+            // A reply larger than the buffer: grow it, up to what the largest reply allowed can take.
+            if (c.in.capacity() >= limits.maxReplyBytes()) {
+                throw new Resp.ProtocolException("a reply longer than " + limits.maxReplyBytes() + " bytes");
+            }
+            ByteBuffer bigger = ByteBuffer.allocate(Math.min(c.in.capacity() * 2, limits.maxReplyBytes()));
             c.in.flip();
             bigger.put(c.in);
             c.in = bigger;
         }
     }
 
-    private void answer(Conn c, Object head, Object reply) {
+    private void answer(Conn c, Object head, Object reply) throws Resp.ProtocolException {
         if (head instanceof Probe) {
             learn(c, (Probe) head, reply);
             if (((Probe) head).handshake) {
@@ -496,8 +500,16 @@ final class NioNodeClient implements NodeClient, NioLoop.Handler {
             finish(op, NodeStatus.ERROR, new RedisErrorReply(spec.name() + ": " + err.message));
             return;
         }
-        // A reply of the wrong shape throws: the connection is out of step and is dropped by the caller.
-        NodeStatus status = op.statusOf(reply);
+        NodeStatus status;
+        try {
+            status = op.statusOf(reply);
+        } catch (IllegalStateException e) {
+            // A reply of the wrong shape: the connection is out of step. This op gets the error; the caller drops the
+            // connection, which fails the ops behind it.
+            op.answered = true;
+            finish(op, NodeStatus.ERROR, new Resp.ProtocolException(spec.name() + ": " + e.getMessage()));
+            throw new Resp.ProtocolException(e.getMessage());
+        }
         op.answered = true;
         inFlight.decrementAndGet();
         guard.settle(op, status, null, c.ident);
