@@ -41,7 +41,9 @@ class RestartQuarantineTest extends RedisBackedTest {
         node(0).restart(); // no persistence: it forgot every key
         await().atMost(Duration.ofSeconds(5))
                 .until(() -> attempt(lock).nodes().get(0).status() == NodeStatus.QUARANTINED);
-        RoundOutcome during = attempt(lock);
+        // A round decided by the other four may not have heard node 0 yet (PENDING): take one that did.
+        RoundOutcome during = await().atMost(Duration.ofSeconds(5))
+                .until(() -> attempt(lock), r -> r.nodes().get(0).status() != NodeStatus.PENDING);
         assertTrue(during.succeeded(), "the other four still form a quorum: " + during);
         assertEquals(NodeStatus.QUARANTINED, during.nodes().get(0).status());
         assertTrue(during.nodes().get(0).status().isUnavailable(), "a quarantined vote counts as no vote");

@@ -159,15 +159,20 @@ public final class JedisNodeClient implements NodeClient {
             try {
                 process(batch);
             } catch (Throwable e) {
-                // Nothing may kill the node's only I/O thread; every op still gets an answer.
+                // Nothing a node sends may kill its only I/O thread (a hostile reply can make Jedis throw an Error):
+                // every op of the batch gets an answer, the connection is dropped, and the thread goes on.
                 LOG.error("node {}: unexpected failure while processing a batch", spec.name(), e);
-                discardConnection();
+                try {
+                    discardConnection();
+                } catch (Throwable again) {
+                    LOG.debug("node {}: dropping the connection failed too", spec.name(), again);
+                }
                 for (NodeOp o : batch) {
-                    finish(o, NodeStatus.ERROR, e);
+                    if (!o.answered) {
+                        finish(o, NodeStatus.ERROR, e);
+                    }
                 }
-                if (e instanceof Error) {
-                    throw (Error) e;
-                }
+                guard.failed(e);
             }
             batch.clear();
         }

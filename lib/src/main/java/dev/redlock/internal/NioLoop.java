@@ -24,6 +24,9 @@ final class NioLoop {
         void ready(SelectionKey key);
 
         void sweep(long nowNanos);
+
+        /** Anything {@link #ready} or {@link #sweep} threw: that node fails, every other node goes on. */
+        void crashed(Throwable t);
     }
 
     private final Selector selector;
@@ -72,14 +75,23 @@ final class NioLoop {
                 runTasks();
                 selector.select(tickMillis);
                 for (SelectionKey key : selector.selectedKeys()) {
-                    if (key.isValid()) {
-                        ((Handler) key.attachment()).ready(key);
+                    Handler h = (Handler) key.attachment();
+                    try {
+                        if (key.isValid()) {
+                            h.ready(key);
+                        }
+                    } catch (Throwable t) {
+                        crashed(h, t);
                     }
                 }
                 selector.selectedKeys().clear();
                 long now = System.nanoTime();
                 for (Handler h : handlers) {
-                    h.sweep(now);
+                    try {
+                        h.sweep(now);
+                    } catch (Throwable t) {
+                        crashed(h, t);
+                    }
                 }
             }
             runTasks();
@@ -103,9 +115,18 @@ final class NioLoop {
         while ((task = tasks.poll()) != null) {
             try {
                 task.run();
-            } catch (RuntimeException e) {
-                LOG.error("Redlock I/O loop task failed", e);
+            } catch (Throwable t) {
+                LOG.error("Redlock I/O loop task failed", t);
             }
+        }
+    }
+
+    /** One node's failure stays that node's: whatever it threw (even an Error), the loop serves the others. */
+    private static void crashed(Handler h, Throwable t) {
+        try {
+            h.crashed(t);
+        } catch (Throwable again) {
+            LOG.error("Redlock I/O loop: a node failed while failing", again);
         }
     }
 

@@ -4,9 +4,11 @@ import dev.redlock.NodeStatus;
 import dev.redlock.RedlockConfig;
 import dev.redlock.Ticker;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
+import io.github.resilience4j.core.IntervalFunction;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.StandardSocketOptions;
+import java.time.Duration;
 import java.nio.ByteBuffer;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.SocketChannel;
@@ -32,8 +34,11 @@ import org.slf4j.LoggerFactory;
 final class NioNodeClient implements NodeClient, NioLoop.Handler {
 
     private static final Logger LOG = LoggerFactory.getLogger(NioNodeClient.class);
-    private static final long MIN_RECONNECT_DELAY_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
-    private static final long MAX_RECONNECT_DELAY_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
+    private static final long MAX_RECONNECT_DELAY_MILLIS = 500;
+    /** Ops that may wait for a node that does not read its socket before new ones fail fast (releases always wait). */
+    static final int MAX_QUEUED = 10_000;
+    /** The write staging buffer: dozens of commands per write under load; a larger command goes out in pieces. */
+    static final int OUT_BYTES = 8 * 1024;
     private static final String CLOSED = "the Redlock client is closed";
     private static final java.util.concurrent.atomic.AtomicLong CONNECTIONS = new java.util.concurrent.atomic.AtomicLong();
 
@@ -89,10 +94,16 @@ final class NioNodeClient implements NodeClient, NioLoop.Handler {
         /** Handshake replies still to come (loop thread only). */
         int handshakeLeft;
         volatile boolean broken;
+        /** The socket would not take more bytes: writers leave the rest to the loop, which waits for OP_WRITE. */
+        volatile boolean writeBlocked;
+        /** Whether the loop has been asked to wait for OP_WRITE (so it is asked once per blocked spell). */
+        final AtomicBoolean writeInterest = new AtomicBoolean();
+        /** The unwritten rest of a command larger than {@link #out} (flush-flag holder only). */
+        ByteBuffer big;
         SelectionKey key;
         ByteBuffer in = ByteBuffer.allocate(16 * 1024);
         // Owned by whichever thread holds the flush flag.
-        final ByteBuffer out = ByteBuffer.allocateDirect(64 * 1024);
+        final ByteBuffer out = ByteBuffer.allocateDirect(OUT_BYTES);
 
         Conn(SocketChannel channel) {
             this.channel = channel;
@@ -112,7 +123,6 @@ final class NioNodeClient implements NodeClient, NioLoop.Handler {
     private volatile boolean probeInFlight;
     private final long timeoutNanos;
     private final long connectTimeoutNanos;
-    private final long maxReconnectDelayNanos;
     private final long closeGraceNanos;
 
     private final Resp.Limits limits = Resp.Limits.DEFAULT;
@@ -123,9 +133,13 @@ final class NioNodeClient implements NodeClient, NioLoop.Handler {
     private final AtomicBoolean flushing = new AtomicBoolean();
     private final AtomicBoolean connecting = new AtomicBoolean();
     private final AtomicInteger inFlight = new AtomicInteger();
+    /** Ops in the outbox and the resend queue, bounded by {@link #MAX_QUEUED}. */
+    private final AtomicInteger queued = new AtomicInteger();
+    private final IntervalFunction reconnectBackoff;
+    /** Failures since the last reply (loop thread mostly; a stale read only shifts one delay). */
+    private volatile int failures;
     private volatile Conn conn;
     private volatile long reconnectNotBefore = System.nanoTime();
-    private long reconnectDelayNanos;
     private volatile boolean closing;
     private volatile boolean closed;
 
@@ -139,12 +153,25 @@ final class NioNodeClient implements NodeClient, NioLoop.Handler {
         this.ticker = config.ticker();
         this.timeoutNanos = config.perNodeTimeout().toNanos();
         this.connectTimeoutNanos = config.connectTimeout().toNanos();
-        this.maxReconnectDelayNanos = Math.min(MAX_RECONNECT_DELAY_NANOS, config.circuitOpenDuration().toNanos());
+        this.reconnectBackoff = IntervalFunction.ofExponentialRandomBackoff(Duration.ofMillis(10), 2.0, 0.5,
+                Duration.ofMillis(Math.max(10, Math.min(MAX_RECONNECT_DELAY_MILLIS,
+                        config.circuitOpenDuration().toMillis()))));
         this.closeGraceNanos = Math.max(4 * timeoutNanos, TimeUnit.MILLISECONDS.toNanos(200));
         guard.maintenance(this::submit);
         loop.add(this);
     }
 
+
+    @Override
+    public void crashed(Throwable t) {
+        LOG.error("node {}: unexpected failure on the I/O loop; dropping its connection", spec.name(), t);
+        Conn c = conn;
+        if (c != null) {
+            fail(c, NodeStatus.ERROR, t);
+        } else {
+            failOutbox(t);
+        }
+    }
 
     /** Connects in the background so the first round does not pay for the handshake. */
     void start() {
@@ -180,7 +207,14 @@ final class NioNodeClient implements NodeClient, NioLoop.Handler {
             guard.settle(op, NodeStatus.ERROR, cause);
             return;
         }
+        if (queued.get() >= MAX_QUEUED && op.kind != NodeOp.Kind.RELEASE) {
+            // The node does not take what it is sent: fail fast here rather than grow without bound.
+            guard.settle(op, NodeStatus.ERROR, new QuietException.NotConnected("not sent: " + spec.name()
+                    + " is not reading its commands (" + MAX_QUEUED + " queued)", guard.lastFailure()));
+            return;
+        }
         inFlight.incrementAndGet();
+        queued.incrementAndGet();
         outbox.add(op);
         flush();
     }
@@ -193,14 +227,14 @@ final class NioNodeClient implements NodeClient, NioLoop.Handler {
                 ensureConnecting();
                 return;
             }
-            if (!c.ready) {
-                return; // the handshake's last reply flushes
+            if (!c.ready || c.writeBlocked) {
+                return; // the handshake's last reply, or the socket draining (OP_WRITE), flushes
             }
             if (!flushing.compareAndSet(false, true)) {
                 return; // the thread holding the flag writes our op too: it re-checks the outbox before leaving
             }
             try {
-                if (conn == c && c.ready && !c.broken) {
+                if (conn == c && c.ready && !c.broken && !c.writeBlocked) {
                     drainInto(c);
                 }
             } finally {
@@ -209,55 +243,84 @@ final class NioNodeClient implements NodeClient, NioLoop.Handler {
         }
     }
 
+    /**
+     * Writes what the socket takes (flush-flag holder only): first what an earlier flush could not write, then queued
+     * ops, each registered as awaiting its reply before its bytes go out. Never blocks and never spins: when the socket
+     * is full the connection is marked blocked, the loop waits for OP_WRITE, and writers leave their ops queued.
+     */
     private void drainInto(Conn c) {
-        long now = ticker.nanoTime();
-        ByteBuffer out = c.out;
-        out.compact(); // to write mode, keeping bytes a previous flush could not send yet
         try {
-            NodeOp op;
-            while ((op = resend.peek() != null ? resend.peek() : outbox.peek()) != null) {
-                java.util.Queue<NodeOp> from = resend.peek() == op ? resend : outbox;
-                if (now - op.sendByNanos > 0) {
-                    from.poll();
-                    finish(op, NodeStatus.TIMEOUT, new QuietException.NotSent("not sent: " + op.kind + " to "
-                            + spec.name() + " was still queued at its deadline"));
-                    continue;
-                }
-                guard.prepare(op, c.ident);
-                if (op.kind == NodeOp.Kind.RELEASE) {
-                    op.tombstone = op.needsTombstone(c.id);
-                }
-                byte[] bytes = op.encoded();
-                if (bytes.length > out.remaining()) {
-                    if (out.position() == 0) {
-                        throw new IllegalStateException("command larger than the write buffer");
+            if (!writePending(c)) {
+                return;
+            }
+            long now = ticker.nanoTime();
+            ByteBuffer out = c.out;
+            out.clear();
+            try {
+                NodeOp op;
+                while ((op = resend.peek() != null ? resend.peek() : outbox.peek()) != null) {
+                    java.util.Queue<NodeOp> from = resend.peek() == op ? resend : outbox;
+                    if (now - op.sendByNanos > 0) {
+                        from.poll();
+                        queued.decrementAndGet();
+                        finish(op, NodeStatus.TIMEOUT, new QuietException.NotSent("not sent: " + op.kind + " to "
+                                + spec.name() + " was still queued at its deadline"));
+                        continue;
                     }
-                    break; // write what we have; the outer loop comes back for the rest
+                    guard.prepare(op, c.ident);
+                    if (op.kind == NodeOp.Kind.RELEASE) {
+                        op.tombstone = op.needsTombstone(c.id);
+                    }
+                    byte[] bytes = op.encoded();
+                    boolean oversized = bytes.length > out.capacity();
+                    if (bytes.length > out.remaining() && !(oversized && out.position() == 0)) {
+                        break; // write what we have; the outer loop comes back for the rest
+                    }
+                    from.poll();
+                    queued.decrementAndGet();
+                    op.sentAtNanos = now;
+                    op.sentOn = c.id;
+                    // Registered before its bytes go out, so the reader always finds the command of a reply.
+                    c.awaiting.add(op);
+                    if (oversized) {
+                        c.big = ByteBuffer.wrap(bytes); // written in pieces, straight from the command's bytes
+                        break;
+                    }
+                    out.put(bytes);
                 }
-                from.poll();
-                op.sentAtNanos = now;
-                op.sentOn = c.id;
-                // Registered before its bytes go out, so the reader always finds the command of a reply.
-                c.awaiting.add(op);
-                out.put(bytes);
+            } finally {
+                out.flip();
             }
-        } finally {
-            out.flip();
-        }
-        try {
-            while (out.hasRemaining()) {
-                if (c.channel.write(out) == 0) {
-                    // Socket buffer full: the loop finishes the write when the socket drains.
-                    loop.execute(() -> {
-                        if (c.key != null && c.key.isValid()) {
-                            c.key.interestOps(SelectionKey.OP_READ | SelectionKey.OP_WRITE);
-                        }
-                    });
-                    return;
-                }
-            }
+            writePending(c);
         } catch (IOException e) {
             fail(c, NodeStatus.ERROR, e);
+        }
+    }
+
+    /** Writes the bytes already taken from the queues; returns false if the socket is full (the loop resumes). */
+    private boolean writePending(Conn c) throws IOException {
+        ByteBuffer[] parts = {c.out, c.big};
+        for (ByteBuffer part : parts) {
+            while (part != null && part.hasRemaining()) {
+                if (c.channel.write(part) == 0) {
+                    blocked(c);
+                    return false;
+                }
+            }
+        }
+        c.big = null;
+        return true;
+    }
+
+    /** The socket is full: writers stop here, and the loop waits for it to drain (asked once per spell). */
+    private void blocked(Conn c) {
+        c.writeBlocked = true;
+        if (c.writeInterest.compareAndSet(false, true)) {
+            loop.execute(() -> {
+                if (c.key != null && c.key.isValid()) {
+                    c.key.interestOps(SelectionKey.OP_READ | SelectionKey.OP_WRITE);
+                }
+            });
         }
     }
 
@@ -335,7 +398,6 @@ final class NioNodeClient implements NodeClient, NioLoop.Handler {
         writeFully(c, ByteBuffer.wrap(hello.toByteArray()));
         c.open = true;
         connecting.set(false);
-        reconnectDelayNanos = 0;
     }
 
     /** INFO server is enough for the run_id; trusted persistence also needs the persistence section. */
@@ -369,13 +431,19 @@ final class NioNodeClient implements NodeClient, NioLoop.Handler {
 
     private void connectFailed(Exception e) {
         conn = null;
-        // Back off exponentially, 10 ms doubling up to 500 ms (or the breaker's open time, if shorter).
-        reconnectDelayNanos = Math.min(Math.max(2 * reconnectDelayNanos, MIN_RECONNECT_DELAY_NANOS),
-                maxReconnectDelayNanos);
-        reconnectNotBefore = System.nanoTime() + reconnectDelayNanos;
+        backOff();
         connecting.set(false);
         guard.failed(e);
         failOutbox(e);
+    }
+
+    /**
+     * Puts off the next connect: exponential with jitter from 10 ms, capped (at 500 ms, or the breaker's open time if
+     * shorter). Every failure counts (a refused connect, a dropped stalled connection, a protocol error); a reply
+     * read resets it. So a dead or hostile node costs neither a connect per round nor a busy reconnect loop.
+     */
+    private void backOff() {
+        reconnectNotBefore = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(reconnectBackoff.apply(++failures));
     }
 
     // ------------------------------------------------------------------------------------------------ loop side
@@ -396,6 +464,8 @@ final class NioNodeClient implements NodeClient, NioLoop.Handler {
             }
             if (key.isWritable()) {
                 key.interestOps(SelectionKey.OP_READ);
+                c.writeInterest.set(false);
+                c.writeBlocked = false;
                 flushPendingBytes(c);
             }
             if (key.isReadable()) {
@@ -412,21 +482,16 @@ final class NioNodeClient implements NodeClient, NioLoop.Handler {
     }
 
     /**
-     * Writes bytes a flush could not send yet, then whatever is queued. Whoever holds the flush flag must look at
-     * the outbox again after releasing it (a writer that found the flag taken left its op there), so this always
-     * ends with {@link #flush()}.
+     * Writes bytes a flush could not send yet, then whatever is queued (loop thread). Whoever holds the flush flag
+     * must look at the outbox again after releasing it (a writer that found the flag taken left its op there), so
+     * this always ends with {@link #flush()}.
      */
     private void flushPendingBytes(Conn c) {
         if (flushing.compareAndSet(false, true)) {
             try {
-                if (c.out.hasRemaining()) {
-                    c.channel.write(c.out);
-                    if (c.out.hasRemaining()) {
-                        c.key.interestOps(SelectionKey.OP_READ | SelectionKey.OP_WRITE);
-                    }
+                if (conn == c && c.ready && !c.broken && !c.writeBlocked) {
+                    drainInto(c);
                 }
-            } catch (IOException e) {
-                fail(c, NodeStatus.ERROR, e);
             } finally {
                 flushing.set(false);
             }
@@ -492,6 +557,7 @@ final class NioNodeClient implements NodeClient, NioLoop.Handler {
                 // still sees this key's commands in issue order. An acquire with a command of its key already in
                 // flight behind it (its release, say) is not sent again: it fails, as not applied.
                 op.evalFallback = true;
+                queued.incrementAndGet();
                 resend.addFirst(op);
                 flush();
                 return;
@@ -511,6 +577,7 @@ final class NioNodeClient implements NodeClient, NioLoop.Handler {
             throw new Resp.ProtocolException(e.getMessage());
         }
         op.answered = true;
+        failures = 0; // a reply: the node is back, the next failure starts the back-off afresh
         inFlight.decrementAndGet();
         guard.settle(op, status, null, c.ident);
         guard.answered(); // only an answer counts: a stalled node still accepts connections
@@ -561,12 +628,15 @@ final class NioNodeClient implements NodeClient, NioLoop.Handler {
 
     /** Sends an identity probe on an open connection, if no other thread is writing right now (loop thread). */
     private void probe(Conn c) {
-        if (!flushing.compareAndSet(false, true)) {
+        if (c.writeBlocked || !flushing.compareAndSet(false, true)) {
             return; // try again next sweep
         }
         try {
+            if (!writePending(c)) {
+                return;
+            }
             ByteBuffer out = c.out;
-            out.compact();
+            out.clear();
             try {
                 probeInFlight = true;
                 long now = ticker.nanoTime();
@@ -579,12 +649,7 @@ final class NioNodeClient implements NodeClient, NioLoop.Handler {
             } finally {
                 out.flip();
             }
-            while (out.hasRemaining()) {
-                if (c.channel.write(out) == 0) {
-                    c.key.interestOps(SelectionKey.OP_READ | SelectionKey.OP_WRITE);
-                    break;
-                }
-            }
+            writePending(c);
         } catch (IOException e) {
             fail(c, NodeStatus.ERROR, e);
         } finally {
@@ -596,12 +661,12 @@ final class NioNodeClient implements NodeClient, NioLoop.Handler {
     @Override
     public void sweep(long now) {
         Conn probed = conn;
-        if (probed != null && probed.open && !probed.broken && !probeInFlight
+        if (probed != null && probed.ready && !probed.broken && !probeInFlight
                 && now - identity.checkedAtNanos > identityCheckNanos) {
             probe(probed);
         }
         Conn c = conn;
-        if (c != null && c.open && !c.broken) {
+        if (c != null && c.ready && !c.broken && !c.writeBlocked) {
             // A safety net, once a tick: nothing queued or half-written may wait for the next caller to push it.
             flushPendingBytes(c);
         }
@@ -626,10 +691,11 @@ final class NioNodeClient implements NodeClient, NioLoop.Handler {
                 }
             }
         }
-        if (!outbox.isEmpty() && (c == null || !c.ready)) {
+        if (!outbox.isEmpty() && (c == null || !c.ready || c.writeBlocked)) {
             long t = ticker.nanoTime();
             outbox.removeIf(op -> {
                 if (t - op.sendByNanos > 0) {
+                    queued.decrementAndGet();
                     finish(op, NodeStatus.TIMEOUT, new QuietException.NotSent("not sent: " + op.kind + " to "
                             + spec.name() + " was still waiting for a connection at its deadline"));
                     return true;
@@ -663,6 +729,8 @@ final class NioNodeClient implements NodeClient, NioLoop.Handler {
             return;
         }
         c.broken = true;
+        probeInFlight = false;
+        probedInfo = null;
         if (conn == c) {
             conn = null;
         }
@@ -678,6 +746,7 @@ final class NioNodeClient implements NodeClient, NioLoop.Handler {
         }
         if (!closed) {
             guard.failed(cause);
+            backOff();
         }
         if (!outbox.isEmpty() && !closed) {
             ensureConnecting();
@@ -687,9 +756,11 @@ final class NioNodeClient implements NodeClient, NioLoop.Handler {
     private void failOutbox(Throwable cause) {
         NodeOp op;
         while ((op = resend.poll()) != null) {
+            queued.decrementAndGet();
             finish(op, NodeStatus.ERROR, cause);
         }
         while ((op = outbox.poll()) != null) {
+            queued.decrementAndGet();
             finish(op, NodeStatus.ERROR, cause);
         }
     }

@@ -143,6 +143,13 @@ final class NodeGuard {
                 error = new QuietException.Quarantined("node " + name + " granted, but its vote does not count: " + why);
             }
         }
+        if ((status == NodeStatus.ERROR || status == NodeStatus.TIMEOUT) && error != null
+                && !(error instanceof QuietException.NotSent) && !(error instanceof QuietException.NotConnected)
+                && !(error instanceof QuietException.CircuitOpen)) {
+            // What the node said (NOPERM, READONLY, OOM...) or why it did not answer: the cause an open breaker
+            // reports later, when nothing is sent to the node any more.
+            lastFailure = error;
+        }
         if ((status == NodeStatus.ERROR || status == NodeStatus.TIMEOUT) && LOG.isDebugEnabled()) {
             LOG.debug("node {}: {} {} for key {}: {}", name, op.kind, status, op.key, String.valueOf(error));
         }

@@ -51,6 +51,9 @@ public final class QuorumEngine implements AutoCloseable {
     private final Watchdog watchdog;
     private final Quarantine quarantine;
     private final FencingRepair repair;
+    /** Delays between retries of a release a node did not answer: 50 ms doubling with jitter, at most 1 s. */
+    private static final IntervalFunction RELEASE_RETRY = IntervalFunction.ofExponentialRandomBackoff(
+            java.time.Duration.ofMillis(50), 2.0, 0.5, java.time.Duration.ofSeconds(1));
     private final java.util.concurrent.atomic.AtomicLong lastWarn =
             new java.util.concurrent.atomic.AtomicLong(System.nanoTime() - TimeUnit.SECONDS.toNanos(2));
     /** Asynchronous acquisitions sleeping between rounds; failed by {@link #close()} so none waits forever. */
@@ -709,12 +712,65 @@ public final class QuorumEngine implements AutoCloseable {
         long now = ticker.nanoTime();
         Round round = new Round(NodeOp.Kind.RELEASE, names, nodes.size(), now, ticker);
         long sendBy = keyExpiryNanos - (now + perNodeTimeoutNanos) > 0 ? keyExpiryNanos : now + perNodeTimeoutNanos;
+        round.allAnswered().thenRun(() -> retryUnconfirmed(round, key, token, ttlMillis, keyExpiryNanos, failed));
         for (int i = 0; i < nodes.size(); i++) {
             if (failed.statusAtDecision(i) != NodeStatus.CIRCUIT_OPEN) {
                 nodes.get(i).submit(releaseOp(round, i, key, token, ttlMillis, sendBy, failed));
+            } else {
+                // Never sent its acquire: nothing to undo there.
+                round.onReply(i, NodeStatus.ALREADY_EXPIRED, null, null);
             }
         }
         round.endSubmit();
+    }
+
+    /** A node answered a release: the key is no longer ours there, whatever else it says. */
+    private static boolean confirmed(NodeStatus s) {
+        return s == NodeStatus.RELEASED || s == NodeStatus.ALREADY_EXPIRED || s == NodeStatus.OWNED_BY_ANOTHER;
+    }
+
+    /**
+     * Retries, in the background, the release on every node that did not answer it (stalled, unreachable, its
+     * breaker open): until the node answers, or the key has expired there anyway. A release is token-checked, so
+     * sending it again is always safe; and when its acquire went out on another connection, it leaves a tombstone.
+     * Without this, a node that was paused keeps a key nobody holds for its whole TTL once it resumes.
+     */
+    private void retryUnconfirmed(Round release, String key, String token, long ttlMillis, long keyExpiryNanos,
+            Round acquired) {
+        for (int i = 0; i < nodes.size(); i++) {
+            NodeStatus s = release.liveStatus(i);
+            if (s != null && !confirmed(s)) {
+                retryRelease(i, key, token, ttlMillis, keyExpiryNanos, acquired == null ? null : acquired.opOf(i), 1);
+            }
+        }
+    }
+
+    private void retryRelease(int i, String key, String token, long ttlMillis, long keyExpiryNanos, NodeOp after,
+            int attempt) {
+        long left = keyExpiryNanos - ticker.nanoTime();
+        if (closed || left <= 0) {
+            return;
+        }
+        long delay = Math.min(TimeUnit.MILLISECONDS.toNanos(RELEASE_RETRY.apply(attempt)), left);
+        schedule(() -> {
+            if (closed) {
+                return;
+            }
+            Round retry = new Round(NodeOp.Kind.RELEASE, List.of(names.get(i)), 1, ticker.nanoTime(), ticker);
+            retry.listener(r -> {
+                NodeStatus s = r.statusAtDecision(0);
+                if (confirmed(s)) {
+                    LOG.debug("release of key {} token {}… confirmed by node {} on retry {}", key,
+                            Tokens.prefix(token), names.get(i), attempt);
+                } else {
+                    retryRelease(i, key, token, ttlMillis, keyExpiryNanos, after, attempt + 1);
+                }
+            });
+            NodeOp op = retry.op(0, key, token, ttlMillis, keyExpiryNanos);
+            op.after = after;
+            nodes.get(i).submit(op);
+            retry.endSubmit();
+        }, delay);
     }
 
     /**
@@ -730,6 +786,8 @@ public final class QuorumEngine implements AutoCloseable {
     }
 
     private void submitRelease(Round round, DefaultLease lease, long sendBy) {
+        round.allAnswered().thenRun(() -> retryUnconfirmed(round, lease.key(), lease.token(), lease.ttlMillis(),
+                lease.keyExpiryNanos(), lease.acquireRound()));
         for (int i = 0; i < nodes.size(); i++) {
             nodes.get(i).submit(releaseOp(round, i, lease.key(), lease.token(), lease.ttlMillis(), sendBy,
                     lease.acquireRound()));

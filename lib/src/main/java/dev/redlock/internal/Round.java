@@ -309,6 +309,11 @@ public final class Round {
         return frozenValidReads + " valid of " + frozenReads + " counters read";
     }
 
+    /** A node's answer so far, including those after the decision; null while it has not answered. */
+    public synchronized NodeStatus liveStatus(int index) {
+        return live[index];
+    }
+
     /** Positive answers at the decision. */
     public synchronized int yesAtDecision() {
         return frozenYes;

@@ -71,7 +71,7 @@ public final class TopologyCheck {
         List<String> unchecked = new ArrayList<>();
         List<NodeFacts> facts = new ArrayList<>();
         for (NodeSpec spec : config.nodeSpecs()) {
-            facts.add(inspect(spec, config, unchecked));
+            facts.add(inspectSafely(spec, config, unchecked));
         }
         problems.addAll(duplicates(facts));
         List<String> failures = new ArrayList<>();
@@ -155,6 +155,21 @@ public final class TopologyCheck {
         Object eval(String source, List<String> keys, List<String> args);
 
         long del(String key);
+    }
+
+    /**
+     * Inspects one node, whatever it sends back: a hostile reply can make the Jedis client throw an Error (a huge
+     * length it tries to allocate, deep nesting), which must fail this node's check, not the caller.
+     */
+    private static NodeFacts inspectSafely(NodeSpec spec, RedlockConfig config, List<String> unchecked) {
+        try {
+            return inspect(spec, config, unchecked);
+        } catch (RuntimeException | OutOfMemoryError | StackOverflowError e) {
+            NodeFacts facts = new NodeFacts(spec.name());
+            facts.failures.add("node " + spec.name() + " answered with something that is not a Redis reply the library "
+                    + "can use (" + describe(e) + "); its commands will fail");
+            return facts;
+        }
     }
 
     private static NodeFacts inspect(NodeSpec spec, RedlockConfig config, List<String> unchecked) {
