@@ -12,6 +12,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import redis.clients.jedis.ClientSetInfoConfig;
 import redis.clients.jedis.DefaultJedisClientConfig;
+import dev.redlock.testkit.RedisServer;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.RedisClient;
 
@@ -168,6 +169,64 @@ class RestartProtectionTest extends RedisBackedTest {
         for (NodeOutcome o : answers) {
             assertEquals(NodeStatus.QUARANTINED, o.status(), () -> "persistence unknown, yet a fresh node voted: "
                     + o);
+        }
+    }
+
+    /** A client over one standalone server of the test's own, with trusted persistence. */
+    private static RedlockConfig.Builder alone(String uri) {
+        return RedlockConfig.builder().node(uri).restartQuarantine(true).trustPersistentNodes(true).leaseTime(TTL)
+                .perNodeTimeout(Duration.ofMillis(150)).checkTopology(false);
+    }
+
+    private static NodeStatus voteAfterTrusted(RedlockClient c) throws InterruptedException {
+        AcquireResult r = c.redLock(uniqueName("alone")).attempt(Duration.ZERO, TTL);
+        r.lease().ifPresent(Lease::release);
+        return r.lastRound().nodes().get(0).status();
+    }
+
+    /**
+     * {@code appendfsync always} without {@code appendonly yes} persists nothing on each write: a restart from its RDB
+     * snapshot may lack the latest writes, so it starts a new incarnation even with trusted persistence.
+     */
+    @Test
+    void fsyncAlwaysWithoutAofIsNotTrustedPersistence() throws Exception {
+        try (RedisServer s = RedisServer.start(List.of("--appendfsync", "always"))) {
+            try (RedlockClient c = RedlockClient.create(alone(s.uri()).build())) {
+                await().atMost(Duration.ofSeconds(15)).until(() -> voteAfterTrusted(c) == NodeStatus.GRANTED);
+                String before;
+                try (Jedis j = s.client()) {
+                    before = j.hget("redlock:node-incarnation", "id");
+                    j.save(); // the restart comes back from this snapshot
+                }
+                s.restart();
+                await().atMost(Duration.ofSeconds(5)).until(() -> voteAfterTrusted(c) != NodeStatus.ERROR);
+                assertEquals(NodeStatus.QUARANTINED, voteAfterTrusted(c));
+                try (Jedis j = s.client()) {
+                    assertFalse(before.equals(j.hget("redlock:node-incarnation", "id")), "a new incarnation");
+                }
+            }
+        }
+    }
+
+    /** A refused CONFIG leaves persistence unknown: a restart of a fully persistent node is still quarantined. */
+    @Test
+    void refusedConfigOnAPersistentNodeKeepsItsRestartQuarantined() throws Exception {
+        try (RedisServer s = RedisServer.start(List.of("--appendonly", "yes", "--appendfsync", "always"))) {
+            String uri = "redis://" + ACL_USER + ":" + ACL_PASSWORD + "@" + s.host() + ":" + s.port();
+            try (Jedis admin = s.client()) {
+                admin.aclSetUser(ACL_USER, "reset", "on", ">" + ACL_PASSWORD, "~*", "&*", "+@all", "-config");
+                admin.configSet("appendonly", "yes");
+            }
+            try (RedlockClient c = RedlockClient.create(alone(uri).build())) {
+                await().atMost(Duration.ofSeconds(15)).until(() -> voteAfterTrusted(c) == NodeStatus.GRANTED);
+                s.restart(); // keeps its data, AOF included; the ACL user is gone with the process
+                try (Jedis admin = s.client()) {
+                    admin.aclSetUser(ACL_USER, "reset", "on", ">" + ACL_PASSWORD, "~*", "&*", "+@all", "-config");
+                }
+                await().atMost(Duration.ofSeconds(5)).until(() -> voteAfterTrusted(c) != NodeStatus.ERROR);
+                assertEquals(NodeStatus.QUARANTINED, voteAfterTrusted(c),
+                        "persistence cannot be read, so the restart is not taken for one that lost nothing");
+            }
         }
     }
 }

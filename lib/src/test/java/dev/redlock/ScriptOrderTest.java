@@ -1,10 +1,12 @@
 package dev.redlock;
 
 import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.redlock.internal.LuaScript;
 import java.time.Duration;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.Protocol;
@@ -33,5 +35,24 @@ class ScriptOrderTest extends RedisBackedTest {
                 .until(() -> !node(0).exists(lease.key()));
         await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(3)).until(() -> !node(0).exists(lease.key()));
         assertTrue(nodesWithKey(lease.key()) == 0);
+    }
+
+    /**
+     * Two extensions of one lease can reach a node out of order (the older one went out on a connection that was then
+     * dropped): the older one, with a shorter TTL, must not undo the newer.
+     */
+    @Test
+    void anOlderExtensionArrivingLastDoesNotShortenTheKey() {
+        String key = "redlock:{" + uniqueName("extend-order") + "}";
+        try (Jedis admin = node(0).client()) {
+            admin.set(key, "tok", redis.clients.jedis.params.SetParams.setParams().px(10_000));
+            List<String> keys = List.of(key, key + ":x");
+            assertEquals(1L, admin.eval(LuaScript.EXTEND.source(), keys, List.of("tok", "30000", "2")));
+            assertEquals(1L, admin.eval(LuaScript.EXTEND.source(), keys, List.of("tok", "2000", "1")));
+            assertTrue(admin.pttl(key) > 20_000, "round 2's 30 s stand: " + admin.pttl(key));
+            // A newer round still applies, whatever its TTL.
+            assertEquals(1L, admin.eval(LuaScript.EXTEND.source(), keys, List.of("tok", "5000", "3")));
+            assertTrue(admin.pttl(key) <= 5_000);
+        }
     }
 }

@@ -88,7 +88,9 @@ final class FencingRepair implements AutoCloseable {
         List<Jedis> opened = new ArrayList<>();
         try {
             done = repair(connect(opened));
-        } catch (RuntimeException e) {
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt(); // closing
+        } catch (RuntimeException | OutOfMemoryError | StackOverflowError e) {
             LOG.debug("fencing counter repair failed; the next fenced read asks again", e);
         } finally {
             for (Jedis j : opened) {
@@ -128,7 +130,10 @@ final class FencingRepair implements AutoCloseable {
     }
 
     /** Returns true when every node's counters are intact at the end. */
-    private boolean repair(List<JedisCommands> nodes) {
+    private boolean repair(List<JedisCommands> nodes) throws InterruptedException {
+        // A fencing round that a target confirmed before it lost its data may still be landing on the sources: every
+        // such round decides within one per-node timeout of its start, so wait two before reading them.
+        Thread.sleep(2 * Math.max(1, config.perNodeTimeout().toMillis()));
         int n = nodes.size();
         String[] ids = new String[n];
         boolean[] intact = new boolean[n];
@@ -162,6 +167,9 @@ final class FencingRepair implements AutoCloseable {
             return false;
         }
         int copied = copy(nodes, sources, targets, ids);
+        if (copied < 0) {
+            return false; // cut short (the client closed): the targets are not complete, so never mark them intact
+        }
         // A source that lost its data during the copy may have missed counters: start over later.
         for (int s : sources) {
             List<String> m = marker(nodes.get(s));
@@ -185,9 +193,12 @@ final class FencingRepair implements AutoCloseable {
         return repaired.size() == targets.size();
     }
 
-    /** Copies the largest source value of every counter any source has into every target; returns how many. */
+    /**
+     * Copies the largest source value of every counter any source has into every target; returns how many, or -1 if
+     * the copy was cut short.
+     */
     private int copy(List<JedisCommands> nodes, List<Integer> sources, List<Integer> targets, String[] ids) {
-        String pattern = config.keyPrefix() + "*:fence";
+        String pattern = globEscaped(config.keyPrefix()) + "*:fence";
         Map<String, Long> done = new HashMap<>();
         for (int s : sources) {
             String cursor = ScanParams.SCAN_POINTER_START;
@@ -212,9 +223,24 @@ final class FencingRepair implements AutoCloseable {
                     }
                 }
                 cursor = page.getCursor();
-            } while (!ScanParams.SCAN_POINTER_START.equals(cursor) && !closed);
+                if (closed) {
+                    return -1;
+                }
+            } while (!ScanParams.SCAN_POINTER_START.equals(cursor));
         }
         return done.size();
+    }
+
+    /** The key prefix as a SCAN pattern that matches it literally (a prefix may contain {@code * ? [ ] \}). */
+    static String globEscaped(String prefix) {
+        StringBuilder b = new StringBuilder(prefix.length() + 8);
+        for (char c : prefix.toCharArray()) {
+            if (c == '*' || c == '?' || c == '[' || c == ']' || c == '\\') {
+                b.append('\\');
+            }
+            b.append(c);
+        }
+        return b.toString();
     }
 
     private List<String> marker(JedisCommands node) {

@@ -216,7 +216,12 @@ final class NioNodeClient implements NodeClient, NioLoop.Handler {
         inFlight.incrementAndGet();
         queued.incrementAndGet();
         outbox.add(op);
-        flush();
+        try {
+            flush();
+        } catch (Throwable t) {
+            // Never throw to the submitter (a round would stop half-sent): the node fails, its ops with it.
+            crashed(t);
+        }
     }
 
     /** Writes everything queued, if no other thread is already doing it; never blocks. */
@@ -558,7 +563,7 @@ final class NioNodeClient implements NodeClient, NioLoop.Handler {
                 // flight behind it (its release, say) is not sent again: it fails, as not applied.
                 op.evalFallback = true;
                 queued.incrementAndGet();
-                resend.addFirst(op);
+                resend.add(op); // first in, first out: several NOSCRIPT replies keep their order
                 flush();
                 return;
             }

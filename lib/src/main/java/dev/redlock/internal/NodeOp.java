@@ -36,7 +36,7 @@ public final class NodeOp {
     final long ttlMillis;
     /** The fencing counter's key, for the fenced kinds; null otherwise. */
     final String counterKey;
-    /** The candidate fencing token of a {@link Kind#FENCE}. */
+    /** The candidate fencing token of a {@link Kind#FENCE}; the round's number within the lease for an EXTEND. */
     final long candidate;
     /** Ticker time after which sending is useless (the round gave up, or the key has expired anyway). */
     final long sendByNanos;
@@ -214,7 +214,9 @@ public final class NodeOp {
                                 new String[] {token, Long.toString(Math.max(1, ttlMillis))})
                         : script(LuaScript.RELEASE, new String[] {key}, new String[] {token});
             case EXTEND:
-                return script(LuaScript.EXTEND, new String[] {key}, new String[] {token, Long.toString(ttlMillis)});
+                // The candidate field carries the extension round's number within the lease.
+                return script(LuaScript.EXTEND, new String[] {key, key + ":x"},
+                        new String[] {token, Long.toString(ttlMillis), Long.toString(candidate)});
             case FENCE:
                 return script(LuaScript.FENCE, watched ? new String[] {key, counterKey, markerKey}
                         : new String[] {key, counterKey}, new String[] {token, Long.toString(candidate)});

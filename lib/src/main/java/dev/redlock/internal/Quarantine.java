@@ -77,10 +77,13 @@ public final class Quarantine {
         return markerKey;
     }
 
-    /** How long a node stays out after it lost data: the longest TTL in use, plus its drift. */
+    /**
+     * How long a node stays out after it lost data: the longest TTL in use, plus its drift, plus two per-node
+     * timeouts (a round in flight when the loss happened may still be deciding on the others).
+     */
     private long windowNanos() {
         long ttl = TimeUnit.MILLISECONDS.toNanos(maxTtlMillis.get());
-        return ttl + config.driftNanos(ttl);
+        return ttl + config.driftNanos(ttl) + 2 * config.perNodeTimeout().toNanos();
     }
 
     /** What the client knows of one node, across connections. Written by the node's I/O thread. */
@@ -115,8 +118,8 @@ public final class Quarantine {
     static final class Connection {
         /** The run_id of the server on this connection; null until read, or if it cannot be. */
         volatile String runId;
-        /** Whether it fsyncs every write; null if unknown. */
-        volatile Boolean fsyncAlways;
+        /** Whether it persists every write before answering ({@code appendonly yes}, {@code appendfsync always}). */
+        volatile boolean persistsEveryWrite;
     }
 
     Identity identity(String node) {
@@ -158,11 +161,12 @@ public final class Quarantine {
         id.runId = runId;
         id.identityProblem = null;
         conn.runId = runId;
-        conn.fsyncAlways = fsyncAlways;
+        conn.persistsEveryWrite = persistent;
     }
 
     /** The node refused {@code INFO} (or answered it with something else): its identity stays unknown. */
     void identityRefused(Identity id, String why) {
+        id.checkedAtNanos = System.nanoTime(); // asked: the periodic probe waits its interval before asking again
         if (id.identityProblem == null && enabled) {
             LOG.warn("node {}: cannot read its identity ({}); {}", id.node, why, id.optional
                     ? "it votes anyway (opted out with unverifiedIdentity)"
@@ -211,7 +215,7 @@ public final class Quarantine {
         } else if (connRun != null && !connRun.equals(markerRun) && !markerId.isEmpty()) {
             // The marker was written under another server process: a restart since then, from a copy that may lack
             // its latest writes. One new incarnation for everyone, unless every write was persisted.
-            boolean lostNothing = trustPersistent && conn.fsyncAlways != null && conn.fsyncAlways;
+            boolean lostNothing = trustPersistent && conn.persistsEveryWrite;
             long sendBy = now + TimeUnit.SECONDS.toNanos(1);
             maintenance.accept(lostNothing ? NodeOp.adoptRunId(markerKey, markerId, connRun, sendBy)
                     : NodeOp.rotateMarker(markerKey, markerId, connRun, Tokens.next(), sendBy));

@@ -529,7 +529,7 @@ public final class QuorumEngine implements AutoCloseable {
         Round round = new Round(NodeOp.Kind.EXTEND, names, lease.policy().required(nodes.size()), t1, ticker)
                 .waitingThread(Thread.currentThread());
         long waitUntil = earlier(t1 + perNodeTimeoutNanos, oldDeadline);
-        submitAll(round, lease.key(), lease.token(), ttlMillis, waitUntil);
+        submitExtend(round, lease, ttlMillis, seq, waitUntil);
         round.await(waitUntil);
         return evaluateExtend(lease, round, ttlMillis, oldDeadline, seq);
     }
@@ -555,7 +555,15 @@ public final class QuorumEngine implements AutoCloseable {
             done.accept(evaluateExtend(lease, r, ttlMillis, oldDeadline, seq));
         });
         timer[0] = schedule(round::expire, waitUntil - t1);
-        submitAll(round, lease.key(), lease.token(), ttlMillis, waitUntil);
+        submitExtend(round, lease, ttlMillis, seq, waitUntil);
+    }
+
+    /** Extension {@code seq} of the lease on every node; a node ignores it once a newer one ran there. */
+    private void submitExtend(Round round, DefaultLease lease, long ttlMillis, long seq, long sendBy) {
+        for (int i = 0; i < nodes.size(); i++) {
+            nodes.get(i).submit(round.op(i, lease.key(), null, lease.token(), ttlMillis, seq, sendBy));
+        }
+        round.endSubmit();
     }
 
     private static long earlier(long a, long b) {
@@ -791,13 +799,6 @@ public final class QuorumEngine implements AutoCloseable {
         for (int i = 0; i < nodes.size(); i++) {
             nodes.get(i).submit(releaseOp(round, i, lease.key(), lease.token(), lease.ttlMillis(), sendBy,
                     lease.acquireRound()));
-        }
-        round.endSubmit();
-    }
-
-    private void submitAll(Round round, String key, String token, long ttlMillis, long sendByNanos) {
-        for (int i = 0; i < nodes.size(); i++) {
-            nodes.get(i).submit(round.op(i, key, token, ttlMillis, sendByNanos));
         }
         round.endSubmit();
     }

@@ -42,7 +42,9 @@ import java.util.concurrent.locks.LockSupport;
  *   <li>contention: 8 threads on one key, tryLock with a 5 s wait budget and an empty critical section: critical
  *       sections per second and hand-off latency (from the holder's release call to the next acquisition's
  *       return);</li>
- *   <li>node 5 stalled with SIGSTOP, then killed: single-thread acquire and release latency of (b) to (e).</li>
+ *   <li>node 5 healthy, then stalled with SIGSTOP, then killed: single-thread acquire+release cycles per second,
+ *       failed acquires, and acquire and release latency of (b) to (e), each over the same 5 s window, so the stalled
+ *       and killed runs compare with the healthy one of the same run.</li>
  * </ol>
  */
 public final class Compare {
@@ -69,7 +71,8 @@ public final class Compare {
     static final Duration FAULT_WARMUP = Duration.ofSeconds(1);
     static final int FAULT_WARMUP_MAX = 200;
     static final Duration FAULT_MEASURE = Duration.ofSeconds(5);
-    static final int FAULT_SAMPLES_MAX = 500;
+    /** The states of the fault phase, in order: the baseline of the same run, then the faults. */
+    static final List<String> FAULT_STATES = List.of("healthy", "stalled", "killed");
 
     /** Bound on how long stopping a phase's workers may take (one contended wait budget plus slack). */
     private static final Duration JOIN_TIMEOUT = Duration.ofSeconds(20);
@@ -145,6 +148,12 @@ public final class Compare {
         for (Contender c : contenders) {
             progress("contended", c);
             contendedPhase(c, results);
+        }
+        for (Contender c : contenders) {
+            if (isFaultTolerant(c)) {
+                progress("node " + (FAULT_NODE + 1) + " healthy", c);
+                faultPhase(c, "healthy", results);
+            }
         }
         faultNode.pause();
         for (Contender c : contenders) {
@@ -293,27 +302,32 @@ public final class Compare {
     private record ReleaseStamp(int worker, long nanos) {
     }
 
+    /** One thread acquiring and releasing for the whole window: cycles per second, failures and latencies. */
     private static void faultPhase(Contender c, String state, Results results) throws InterruptedException {
-        Samples acquire = new Samples(FAULT_SAMPLES_MAX);
-        Samples failed = new Samples(FAULT_SAMPLES_MAX);
-        Samples release = new Samples(FAULT_SAMPLES_MAX);
+        Samples acquire = new Samples(1024);
+        Samples failed = new Samples(64);
+        Samples release = new Samples(1024);
         Failures failures = new Failures();
         int attempts = 0;
+        long[] wall = new long[2];
         try (Contender.Handle handle = open(c, state)) {
             // Warm-up lets circuit breakers and reconnect logic settle: what is reported is the steady state.
             long warmEnd = System.nanoTime() + FAULT_WARMUP.toNanos();
             for (int i = 0; i < FAULT_WARMUP_MAX && System.nanoTime() - warmEnd < 0; i++) {
                 timedCycle(handle, null, null, null, new Failures());
             }
-            long end = System.nanoTime() + FAULT_MEASURE.toNanos();
-            while (attempts < FAULT_SAMPLES_MAX && System.nanoTime() - end < 0) {
+            wall[0] = System.nanoTime();
+            long end = wall[0] + FAULT_MEASURE.toNanos();
+            while (System.nanoTime() - end < 0) {
                 attempts++;
                 timedCycle(handle, acquire, null, release, failures, failed);
             }
+            wall[1] = System.nanoTime();
         }
         String id = c.id();
         results.put(id, state, "attempts", attempts, "count", attempts);
         results.put(id, state, "acquired", acquire.size(), "count", attempts);
+        results.put(id, state, "cycles_per_s", acquire.size() / ((wall[1] - wall[0]) / 1e9), "1/s", attempts);
         putPercentiles(results, id, state, "acquire", acquire, 1e6, "ms", 0.5, 0.99);
         putPercentiles(results, id, state, "failed_acquire", failed, 1e6, "ms", 0.5, 0.99);
         putPercentiles(results, id, state, "release", release, 1e6, "ms", 0.5, 0.99);

@@ -92,17 +92,17 @@ final class Report {
                     count(get(id, "contended", "timed_out")));
         }
 
-        md.append("\n## One node of five stalled (SIGSTOP), then killed (SIGKILL)\n\n")
+        md.append("\n## One node of five healthy, stalled (SIGSTOP), then killed (SIGKILL)\n\n")
                 .append("Node ").append(Compare.FAULT_NODE + 1).append(" of ").append(Compare.NODES)
-                .append("; one thread, `wait 0`; ").append(Compare.FAULT_WARMUP.toSeconds())
-                .append(" s warm-up, then up to ").append(Compare.FAULT_SAMPLES_MAX).append(" attempts or ")
+                .append("; one thread acquiring (`wait 0`) and releasing for the whole window; ")
+                .append(Compare.FAULT_WARMUP.toSeconds()).append(" s warm-up, then ")
                 .append(Compare.FAULT_MEASURE.toSeconds()).append(" s. Latencies in ms; a failed attempt is one ")
-                .append("that returned false or threw. Release latency includes releases that threw. With ")
-                .append("fewer than 100 samples, p99 is the maximum.\n\n");
-        table(md, new String[] {"implementation", "node 5", "acquired / attempts", "acquire p50", "acquire p99",
-            "failed attempt p50", "failed attempt p99", "release p50", "release p99", "acquire p50 xR-RedLock",
-            "outcome"});
-        for (String state : List.of("stalled", "killed")) {
+                .append("that returned false or threw. Release latency includes releases that threw. ")
+                .append("`x healthy` compares with the same implementation's healthy row of this run.\n\n");
+        table(md, new String[] {"implementation", "node 5", "acquired / attempts", "cycles/s", "cycles/s x healthy",
+            "acquire p50", "acquire p99", "acquire p99 x healthy", "failed attempt p99", "release p50",
+            "release p99", "outcome"});
+        for (String state : Compare.FAULT_STATES) {
             for (Impl impl : impls) {
                 if (!impl.inFaultPhase()) {
                     continue;
@@ -111,10 +111,12 @@ final class Report {
                 double attempts = get(id, state, "attempts");
                 double acquired = get(id, state, "acquired");
                 row(md, impl.label(), state, count(acquired) + " / " + count(attempts),
+                        num(get(id, state, "cycles_per_s")),
+                        times(get(id, state, "cycles_per_s"), get(id, "healthy", "cycles_per_s")),
                         num(get(id, state, "acquire_p50")), num(get(id, state, "acquire_p99")),
-                        num(get(id, state, "failed_acquire_p50")), num(get(id, state, "failed_acquire_p99")),
+                        times(get(id, state, "acquire_p99"), get(id, "healthy", "acquire_p99")),
+                        num(get(id, state, "failed_acquire_p99")),
                         num(get(id, state, "release_p50")), num(get(id, state, "release_p99")),
-                        ratio(id, REDISSON_REDLOCK, r -> get(r, state, "acquire_p50")),
                         outcome(acquired, attempts, get(id, state, "errors")));
             }
         }
@@ -163,6 +165,14 @@ final class Report {
         double r = value / ref;
         // Small ratios keep two significant digits, so 0.0011 does not print as 0.00.
         return String.format(Locale.ROOT, r >= 0.1 ? "x%.2f" : "x%.2g", r);
+    }
+
+    /** {@code value / reference} as "x0.97", or "-" when either is missing. */
+    private static String times(double value, double reference) {
+        if (Double.isNaN(value) || Double.isNaN(reference) || reference == 0) {
+            return "-";
+        }
+        return String.format(Locale.ROOT, "x%.2f", value / reference);
     }
 
     private static String outcome(double acquired, double attempts, double errors) {
