@@ -4,6 +4,7 @@ import dev.redlock.NodeStatus;
 import dev.redlock.RedlockConfig;
 import dev.redlock.Ticker;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
+import java.io.IOException;
 import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -459,9 +460,10 @@ public final class JedisNodeClient implements NodeClient {
         pipeline = null;
         if (c != null) {
             try {
-                c.close();
-            } catch (RuntimeException e) {
-                LOG.debug("node {}: error while closing a discarded connection", spec.name(), e);
+                // Reset, not close: a stalled server discards what it has not read (a late acquire among it).
+                c.forceDisconnect();
+            } catch (IOException | RuntimeException e) {
+                LOG.debug("node {}: error while dropping a connection", spec.name(), e);
             }
         }
     }

@@ -742,6 +742,15 @@ final class NioNodeClient implements NodeClient, NioLoop.Handler {
         if (c.key != null) {
             c.key.cancel();
         }
+        if (!closed) {
+            // Reset, not close: a stalled server then discards what it has not read yet (a plain close would leave
+            // those commands to run when it resumes, an acquire among them setting a key nobody holds).
+            try {
+                c.channel.setOption(StandardSocketOptions.SO_LINGER, 0);
+            } catch (IOException | RuntimeException e) {
+                LOG.debug("node {}: cannot reset the connection: {}", spec.name(), e.toString());
+            }
+        }
         closeQuietly(c.channel);
         Object head;
         while ((head = c.awaiting.poll()) != null) {

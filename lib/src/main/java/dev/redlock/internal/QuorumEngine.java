@@ -732,6 +732,22 @@ public final class QuorumEngine implements AutoCloseable {
         round.endSubmit();
     }
 
+    /**
+     * Whether a release a node did not answer is still worth sending again. Once the key's TTL has passed it has
+     * expired there, unless its acquire never got an answer: a node that was paused (or cut off) may run that acquire
+     * when it resumes, long after, with a fresh TTL. Such a release is retried until the node answers, for at most
+     * ten TTLs (and at least a minute) past the key's expiry.
+     */
+    private boolean worthRetrying(long keyExpiryNanos, long ttlMillis, NodeOp acquire) {
+        long now = ticker.nanoTime();
+        if (now - keyExpiryNanos < 0) {
+            return true;
+        }
+        boolean acquireMayStillRun = acquire != null && acquire.sentOn != 0 && !acquire.answered;
+        long cap = Math.max(10 * TimeUnit.MILLISECONDS.toNanos(ttlMillis), TimeUnit.MINUTES.toNanos(1));
+        return acquireMayStillRun && now - (keyExpiryNanos + cap) < 0;
+    }
+
     /** A node answered a release: the key is no longer ours there, whatever else it says. */
     private static boolean confirmed(NodeStatus s) {
         return s == NodeStatus.RELEASED || s == NodeStatus.ALREADY_EXPIRED || s == NodeStatus.OWNED_BY_ANOTHER;
@@ -755,11 +771,10 @@ public final class QuorumEngine implements AutoCloseable {
 
     private void retryRelease(int i, String key, String token, long ttlMillis, long keyExpiryNanos, NodeOp after,
             int attempt) {
-        long left = keyExpiryNanos - ticker.nanoTime();
-        if (closed || left <= 0) {
+        if (closed || !worthRetrying(keyExpiryNanos, ttlMillis, after)) {
             return;
         }
-        long delay = Math.min(TimeUnit.MILLISECONDS.toNanos(RELEASE_RETRY.apply(attempt)), left);
+        long delay = TimeUnit.MILLISECONDS.toNanos(RELEASE_RETRY.apply(attempt));
         schedule(() -> {
             if (closed) {
                 return;
@@ -774,7 +789,9 @@ public final class QuorumEngine implements AutoCloseable {
                     retryRelease(i, key, token, ttlMillis, keyExpiryNanos, after, attempt + 1);
                 }
             });
-            NodeOp op = retry.op(0, key, token, ttlMillis, keyExpiryNanos);
+            // Sent whenever the node takes it, up to the end of the retries (see worthRetrying).
+            long sendBy = ticker.nanoTime() + Math.max(perNodeTimeoutNanos, TimeUnit.MILLISECONDS.toNanos(ttlMillis));
+            NodeOp op = retry.op(0, key, token, ttlMillis, sendBy);
             op.after = after;
             nodes.get(i).submit(op);
             retry.endSubmit();

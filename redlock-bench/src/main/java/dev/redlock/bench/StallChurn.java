@@ -46,6 +46,10 @@ public final class StallChurn {
         LongAdder busy = new LongAdder();
         LongAdder unavailable = new LongAdder();
         LongAdder takenAnswers = new LongAdder();
+        LongAdder[] takenByNode = new LongAdder[5];
+        for (int i = 0; i < 5; i++) {
+            takenByNode[i] = new LongAdder();
+        }
         try (RedisNodes nodes = RedisNodes.start(5);
                 RedlockClient client = RedlockClient.create(RedlockConfig.builder().nodes(nodes.uris())
                         .restartQuarantine(false).perNodeTimeout(Duration.ofMillis(50)).build())) {
@@ -58,9 +62,11 @@ public final class StallChurn {
                         try {
                             AcquireResult r = lock.attempt(Duration.ZERO, Duration.ofSeconds(10));
                             cycles.increment();
-                            for (NodeOutcome o : r.lastRound().nodes()) {
-                                if (o.status() == NodeStatus.TAKEN) {
+                            List<NodeOutcome> answers = r.lastRound().nodes();
+                            for (int i = 0; i < answers.size(); i++) {
+                                if (answers.get(i).status() == NodeStatus.TAKEN) {
                                     takenAnswers.increment();
+                                    takenByNode[i].increment();
                                 }
                             }
                             if (r.acquired()) {
@@ -90,6 +96,7 @@ public final class StallChurn {
         }
         System.out.println(String.format(Locale.ROOT, "churn: %d threads, %d s, node 5 paused %d s: %d attempts, "
                 + "%d busy (keys nobody else holds), %d not enough nodes, %d 'taken' answers for keys nobody held",
-                threads, seconds, pauseSeconds, cycles.sum(), busy.sum(), unavailable.sum(), takenAnswers.sum()));
+                threads, seconds, pauseSeconds, cycles.sum(), busy.sum(), unavailable.sum(), takenAnswers.sum())
+                + " (by node: " + java.util.Arrays.toString(takenByNode) + ")");
     }
 }
