@@ -211,19 +211,21 @@ public final class QuorumLock implements Lock {
      * Acquires the lock with a fixed lease time, waiting up to {@code waitTime} for it. The keys expire after
      * {@code leaseTime} unless released or extended first; there is no watchdog.
      *
-     * @param waitTime the wait budget; zero or negative means one round
-     * @param leaseTime the time to live set on each node; must exceed the per-node timeout
+     * @param waitTime the wait budget; zero or negative means one round, and a budget too large for a long of
+     *        nanoseconds (such as {@code Long.MAX_VALUE} days) means as long as it takes
+     * @param leaseTime the time to live set on each node; in [1 ms, {@link RedlockConfig#MAX_LEASE_TIME} (7 days)]
+     *        and above the per-node timeout
      * @param unit the unit of both times
      * @return true if acquired (or already held by this thread, in which case the lease time is unchanged)
      * @throws InterruptedException if the thread is interrupted while acquiring; a lease won by the round in flight
      *         is released
-     * @throws IllegalArgumentException if the lease time is not above the per-node timeout
+     * @throws IllegalArgumentException if the lease time is outside [1 ms, 7 days] or not above the per-node timeout
      * @throws NotEnoughNodesException if the budget ran out because too few nodes were reachable
      * @throws IllegalStateException if the client is closed
      */
     public boolean tryLock(long waitTime, long leaseTime, TimeUnit unit) throws InterruptedException {
         Objects.requireNonNull(unit, "unit");
-        return tryLock(waitTime, engine.checkLeaseTime(Duration.ofMillis(unit.toMillis(leaseTime))), unit, false);
+        return tryLock(waitTime, engine.checkLeaseTime(leaseDuration(leaseTime, unit)), unit, false);
     }
 
     private boolean tryLock(long waitTime, long ttlMillis, TimeUnit unit, boolean autoExtend)
@@ -548,16 +550,29 @@ public final class QuorumLock implements Lock {
         return engine.config().leaseTime().toMillis();
     }
 
+    /** A wait budget in nanoseconds: none below zero, and "as long as it takes" beyond what a long holds. */
     private static long waitNanos(Duration wait) {
         Objects.requireNonNull(wait, "wait");
         return wait.isNegative() ? 0 : saturatedNanos(wait);
     }
 
     private static long saturatedNanos(Duration d) {
+        // Not toNanos(): it throws ArithmeticException past Long.MAX_VALUE ns (about 292 years).
+        return d.compareTo(MAX_NANOS) > 0 ? QuorumEngine.FOREVER - 1 : d.toNanos();
+    }
+
+    private static final Duration MAX_NANOS = Duration.ofNanos(Long.MAX_VALUE);
+
+    /**
+     * A lease time given as an amount of a unit, exactly (sub-millisecond parts included, which the lease-time check
+     * judges). An amount no {@link Duration} holds (beyond about 292 billion years) is far outside the allowed range.
+     */
+    private static Duration leaseDuration(long amount, TimeUnit unit) {
         try {
-            return d.toNanos();
+            return Duration.of(amount, unit.toChronoUnit());
         } catch (ArithmeticException e) {
-            return QuorumEngine.FOREVER - 1;
+            throw new IllegalArgumentException("leaseTime: must be in [1 ms, "
+                    + RedlockConfig.human(RedlockConfig.MAX_LEASE_TIME) + "], got " + amount + " " + unit);
         }
     }
 

@@ -125,29 +125,45 @@ public final class RedlockClient implements AutoCloseable {
     }
 
     /**
+     * The longest lock name, in UTF-8 bytes: 4096. Checked by {@link #lock(String, QuorumPolicy)} and everything
+     * that goes through it ({@link #redLock(String)}, {@link #multiLock(String)}, {@code withLock}).
+     */
+    public static final int MAX_LOCK_NAME_BYTES = 4096;
+
+    /**
      * Returns a lock with the given quorum policy.
+     *
+     * <p>A name is any non-empty string of valid Unicode (no unpaired surrogate: it has no UTF-8 form, so two names
+     * could share one key) of at most {@link #MAX_LOCK_NAME_BYTES} UTF-8 bytes. It reaches Redis unchanged.
      *
      * @param name the lock's name
      * @param policy {@link QuorumPolicy#MAJORITY} (RedLock) or {@link QuorumPolicy#ALL} (MultiLock)
      * @return the lock
-     * @throws IllegalArgumentException if the name is empty
+     * @throws IllegalArgumentException if the name is empty, has an unpaired surrogate (the message gives its
+     *         index), or is longer than {@link #MAX_LOCK_NAME_BYTES} UTF-8 bytes
      */
     public QuorumLock lock(String name, QuorumPolicy policy) {
         Objects.requireNonNull(name, "name");
         Objects.requireNonNull(policy, "policy");
-        if (name.isEmpty()) {
-            throw new IllegalArgumentException("name: a lock name must not be empty");
-        }
+        // keyOf checks the name: empty, unpaired surrogates, UTF-8 length.
         return new QuorumLock(this, engine, new LockRef(name, keyOf(name), policy));
     }
 
     /**
-     * Returns the Redis key that holds lock {@code name} on every node.
+     * Returns the Redis key that holds lock {@code name} on every node. The name is checked as by
+     * {@link #lock(String, QuorumPolicy)}.
      *
      * @param name the lock's name
      * @return {@code keyPrefix + "{" + name + "}"}
+     * @throws IllegalArgumentException if the name is empty, has an unpaired surrogate, or is longer than
+     *         {@link #MAX_LOCK_NAME_BYTES} UTF-8 bytes
      */
     public String keyOf(String name) {
+        Objects.requireNonNull(name, "name");
+        if (name.isEmpty()) {
+            throw new IllegalArgumentException("name: a lock name must not be empty");
+        }
+        LockRef.checkUtf8("name", "a lock name", name, MAX_LOCK_NAME_BYTES);
         return LockRef.keyOf(config.keyPrefix(), name);
     }
 

@@ -1,6 +1,8 @@
 package dev.redlock;
 
+import dev.redlock.internal.LockRef;
 import dev.redlock.internal.NodeSpec;
+import java.math.BigDecimal;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -21,7 +23,10 @@ import redis.clients.jedis.UnifiedJedis;
  * span several fields, so a bad configuration fails before any connection is made, with a message that names the
  * field and the allowed range.
  *
- * <p>Instances are immutable and thread-safe. Defaults are the {@code DEFAULT_*} constants.
+ * <p>Instances are immutable and thread-safe. Defaults are the {@code DEFAULT_*} constants, upper limits the
+ * {@code MAX_*} constants: a lease time or timeout outside its range is rejected, while a wait budget or hold cap
+ * too long for a {@code long} of nanoseconds (such as {@code ChronoUnit.FOREVER.getDuration()}) is stored as the
+ * longest one, "as long as it takes". No message and no {@code toString()} shows a node's user or password.
  */
 public final class RedlockConfig {
 
@@ -61,6 +66,35 @@ public final class RedlockConfig {
 
     /** The fixed part of the drift: Redis expires keys with about a millisecond of granularity. */
     public static final Duration DRIFT_CONSTANT = Duration.ofMillis(2);
+
+    /**
+     * The longest lease time, for the configured default and for every lease time given per call (acquire, extend,
+     * {@link LockOptions}): 7 days. A node that lost data sits out of quorums for the longest TTL in use, so huge TTLs
+     * also mean long quarantines.
+     */
+    public static final Duration MAX_LEASE_TIME = Duration.ofDays(7);
+    /** The longest per-node timeout: 1 minute. A round may wait this long for a node; typical values are ms. */
+    public static final Duration MAX_PER_NODE_TIMEOUT = Duration.ofMinutes(1);
+    /** The longest TCP connect timeout: 5 minutes. */
+    public static final Duration MAX_CONNECT_TIMEOUT = Duration.ofMinutes(5);
+    /** The longest base delay between two rounds: 1 minute. */
+    public static final Duration MAX_RETRY_DELAY = Duration.ofMinutes(1);
+    /** The longest time an open circuit breaker rejects commands before a probe: 10 minutes. */
+    public static final Duration MAX_CIRCUIT_OPEN_DURATION = Duration.ofMinutes(10);
+    /** The longest interval between two identity checks of a node: 1 day. */
+    public static final Duration MAX_IDENTITY_CHECK_INTERVAL = Duration.ofDays(1);
+    /**
+     * The longest wait budget, {@code Long.MAX_VALUE} nanoseconds (about 292 years): "wait as long as it takes". A
+     * longer budget, such as {@code ChronoUnit.FOREVER.getDuration()}, is stored as this.
+     */
+    public static final Duration MAX_WAIT_BUDGET = Duration.ofNanos(Long.MAX_VALUE);
+    /**
+     * The longest maximum hold time, {@code Long.MAX_VALUE} nanoseconds (about 292 years), in effect no cap. A longer
+     * one is stored as this.
+     */
+    public static final Duration MAX_HOLD_TIME = Duration.ofNanos(Long.MAX_VALUE);
+    /** The longest key prefix, in UTF-8 bytes: 1024. */
+    public static final int MAX_KEY_PREFIX_BYTES = 1024;
 
     private final List<NodeSpec> nodes;
     private final Duration perNodeTimeout;
@@ -369,17 +403,19 @@ public final class RedlockConfig {
     /**
      * Checks that a lease time can ever produce a lease: even a round that takes the whole per-node timeout must
      * leave more than the minimum validity, {@code leaseTime - drift(leaseTime) - perNodeTimeout > minValidity}.
-     * Used for the configured default and for lease times given per call.
+     * Used for the configured default and for lease times given per call. The lease time must also be in
+     * {@code [1 ms, }{@link #MAX_LEASE_TIME}{@code ]}.
      *
      * @param field the name to report
      * @param leaseTime the lease time to check
      * @param perNodeTimeout the per-node timeout
      * @param driftFactor the drift factor
      * @param minValidity the minimum validity
-     * @throws IllegalArgumentException naming the field and the smallest lease time that works
+     * @throws IllegalArgumentException naming the field and the allowed range, or the smallest lease time that works
      */
     public static void checkLeaseTime(String field, Duration leaseTime, Duration perNodeTimeout, double driftFactor,
             Duration minValidity) {
+        inRange(field, leaseTime, Duration.ofMillis(1), MAX_LEASE_TIME);
         long ttl = leaseTime.toNanos();
         long drift = (long) (ttl * driftFactor) + DRIFT_CONSTANT.toNanos();
         if (ttl - drift - perNodeTimeout.toNanos() <= minValidity.toNanos()) {
@@ -441,11 +477,15 @@ public final class RedlockConfig {
 
         /**
          * Adds nodes by URI, {@code redis://[user:password@]host[:port][/db]} or {@code rediss://...} for TLS. The
-         * port defaults to 6379 and the database to 0. Each node must be an independent Redis master.
+         * port defaults to 6379 and the database to 0; an IPv6 host goes in brackets ({@code redis://[::1]:6379});
+         * reserved characters in the user or password are percent-encoded ({@code %40} for '@', {@code %2F} for
+         * '/'). Each node must be an independent Redis master.
          *
          * @param uris the node URIs
          * @return this builder
-         * @throws IllegalArgumentException if a URI is malformed, naming its position ({@code nodes[i]})
+         * @throws IllegalArgumentException if a URI is malformed, naming its position ({@code nodes[i]}) and what is
+         *         wrong (scheme, user info, host, port, database, query or fragment); the message never shows the
+         *         user info
          */
         public Builder nodes(String... uris) {
             Objects.requireNonNull(uris, "nodes");
@@ -499,36 +539,38 @@ public final class RedlockConfig {
          * Sets how long a round waits for any one node. Keep it much smaller than the lease time: a few ms to tens
          * of ms. Default {@link #DEFAULT_PER_NODE_TIMEOUT}.
          *
-         * @param timeout at least 1 ms
+         * @param timeout in [1 ms, {@link #MAX_PER_NODE_TIMEOUT} (1 min)]; must be below the lease time (checked by
+         *        {@link #build()})
          * @return this builder
-         * @throws IllegalArgumentException if below 1 ms
+         * @throws IllegalArgumentException if outside [1 ms, 1 min]
          */
         public Builder perNodeTimeout(Duration timeout) {
-            this.perNodeTimeout = atLeastOneMilli("perNodeTimeout", timeout);
+            this.perNodeTimeout = inRange("perNodeTimeout", timeout, Duration.ofMillis(1), MAX_PER_NODE_TIMEOUT);
             return this;
         }
 
         /**
          * Sets the TCP connect timeout. Default {@link #DEFAULT_CONNECT_TIMEOUT}.
          *
-         * @param timeout at least 1 ms
+         * @param timeout in [1 ms, {@link #MAX_CONNECT_TIMEOUT} (5 min)]
          * @return this builder
-         * @throws IllegalArgumentException if below 1 ms
+         * @throws IllegalArgumentException if outside [1 ms, 5 min]
          */
         public Builder connectTimeout(Duration timeout) {
-            this.connectTimeout = atLeastOneMilli("connectTimeout", timeout);
+            this.connectTimeout = inRange("connectTimeout", timeout, Duration.ofMillis(1), MAX_CONNECT_TIMEOUT);
             return this;
         }
 
         /**
          * Sets the lease time (TTL on each node) used when a call fixes none. Default {@link #DEFAULT_LEASE_TIME}.
          *
-         * @param leaseTime at least 1 ms; must exceed the per-node timeout (checked by {@link #build()})
+         * @param leaseTime in [1 ms, {@link #MAX_LEASE_TIME} (7 days)]; must exceed the per-node timeout plus drift
+         *        and minimum validity (checked by {@link #build()})
          * @return this builder
-         * @throws IllegalArgumentException if below 1 ms
+         * @throws IllegalArgumentException if outside [1 ms, 7 days]
          */
         public Builder leaseTime(Duration leaseTime) {
-            this.leaseTime = atLeastOneMilli("leaseTime", leaseTime);
+            this.leaseTime = inRange("leaseTime", leaseTime, Duration.ofMillis(1), MAX_LEASE_TIME);
             return this;
         }
 
@@ -552,37 +594,45 @@ public final class RedlockConfig {
          * Sets the validity a round must leave to succeed (strictly more than this). Default
          * {@link #DEFAULT_MIN_VALIDITY}.
          *
-         * @param minValidity zero or more; must be below the lease time (checked by {@link #build()})
+         * @param minValidity in [0, {@link #MAX_LEASE_TIME} (7 days)); must be below the lease time (checked by
+         *        {@link #build()})
          * @return this builder
-         * @throws IllegalArgumentException if negative
+         * @throws IllegalArgumentException if outside [0, 7 days)
          */
         public Builder minValidity(Duration minValidity) {
-            this.minValidity = notNegative("minValidity", minValidity);
+            Objects.requireNonNull(minValidity, "minValidity");
+            if (minValidity.isNegative() || minValidity.compareTo(MAX_LEASE_TIME) >= 0) {
+                throw new IllegalArgumentException("minValidity: must be in [0 ms, " + human(MAX_LEASE_TIME)
+                        + "), got " + describe(minValidity));
+            }
+            this.minValidity = minValidity;
             return this;
         }
 
         /**
          * Sets the wait budget of calls that take none, such as {@link QuorumLock#tryAcquire()}. Zero means a single
-         * round. Default {@link #DEFAULT_WAIT_BUDGET}.
+         * round. A budget above {@link #MAX_WAIT_BUDGET} (about 292 years, such as
+         * {@code ChronoUnit.FOREVER.getDuration()}) is stored as it: wait as long as it takes. Default
+         * {@link #DEFAULT_WAIT_BUDGET}.
          *
          * @param waitBudget zero or more
          * @return this builder
          * @throws IllegalArgumentException if negative
          */
         public Builder waitBudget(Duration waitBudget) {
-            this.waitBudget = notNegative("waitBudget", waitBudget);
+            this.waitBudget = saturated(notNegative("waitBudget", waitBudget), MAX_WAIT_BUDGET);
             return this;
         }
 
         /**
          * Sets the base delay between two rounds. Default {@link #DEFAULT_RETRY_DELAY}.
          *
-         * @param retryDelay at least 1 ms
+         * @param retryDelay in [1 ms, {@link #MAX_RETRY_DELAY} (1 min)]
          * @return this builder
-         * @throws IllegalArgumentException if below 1 ms
+         * @throws IllegalArgumentException if outside [1 ms, 1 min]
          */
         public Builder retryDelay(Duration retryDelay) {
-            this.retryDelay = atLeastOneMilli("retryDelay", retryDelay);
+            this.retryDelay = inRange("retryDelay", retryDelay, Duration.ofMillis(1), MAX_RETRY_DELAY);
             return this;
         }
 
@@ -608,12 +658,13 @@ public final class RedlockConfig {
          * breaker opens when at least half of its last 10 commands (and at least 5) failed or timed out. Default
          * {@link #DEFAULT_CIRCUIT_OPEN_DURATION}.
          *
-         * @param openDuration at least 1 ms
+         * @param openDuration in [1 ms, {@link #MAX_CIRCUIT_OPEN_DURATION} (10 min)]
          * @return this builder
-         * @throws IllegalArgumentException if below 1 ms
+         * @throws IllegalArgumentException if outside [1 ms, 10 min]
          */
         public Builder circuitOpenDuration(Duration openDuration) {
-            this.circuitOpenDuration = atLeastOneMilli("circuitOpenDuration", openDuration);
+            this.circuitOpenDuration = inRange("circuitOpenDuration", openDuration, Duration.ofMillis(1),
+                    MAX_CIRCUIT_OPEN_DURATION);
             return this;
         }
 
@@ -621,25 +672,31 @@ public final class RedlockConfig {
          * Sets the prefix of every lock key; the key of lock {@code name} is {@code prefix + "{" + name + "}"}, the
          * braces being a Redis Cluster hash tag. Default {@link #DEFAULT_KEY_PREFIX}.
          *
-         * @param keyPrefix the prefix, possibly empty
+         * @param keyPrefix the prefix, possibly empty; valid Unicode (no unpaired surrogate, which has no UTF-8 form)
+         *        of at most {@link #MAX_KEY_PREFIX_BYTES} (1024) UTF-8 bytes
          * @return this builder
+         * @throws IllegalArgumentException if it has an unpaired surrogate (the message gives its index) or is longer
+         *         than 1024 UTF-8 bytes
          */
         public Builder keyPrefix(String keyPrefix) {
-            this.keyPrefix = Objects.requireNonNull(keyPrefix, "keyPrefix");
+            Objects.requireNonNull(keyPrefix, "keyPrefix");
+            LockRef.checkUtf8("keyPrefix", "a key prefix", keyPrefix, MAX_KEY_PREFIX_BYTES);
+            this.keyPrefix = keyPrefix;
             return this;
         }
 
         /**
          * Sets how long the watchdog keeps extending a lease after it was acquired. Past it, the watchdog stops, the
          * lease expires at its deadline and its lost-lease listeners fire with
-         * {@link LockLostException.Reason#MAX_HOLD_TIME}. Zero means no cap. Default {@link #DEFAULT_MAX_HOLD_TIME}.
+         * {@link LockLostException.Reason#MAX_HOLD_TIME}. Zero means no cap; a cap above {@link #MAX_HOLD_TIME}
+         * (about 292 years) is stored as it. Default {@link #DEFAULT_MAX_HOLD_TIME}.
          *
          * @param maxHoldTime zero or more
          * @return this builder
          * @throws IllegalArgumentException if negative
          */
         public Builder maxHoldTime(Duration maxHoldTime) {
-            this.maxHoldTime = notNegative("maxHoldTime", maxHoldTime);
+            this.maxHoldTime = saturated(notNegative("maxHoldTime", maxHoldTime), MAX_HOLD_TIME);
             return this;
         }
 
@@ -697,12 +754,13 @@ public final class RedlockConfig {
          * Sets how often each node's identity and uptime are checked again, besides on every new connection.
          * Default {@link #DEFAULT_IDENTITY_CHECK_INTERVAL}.
          *
-         * @param interval at least 1 ms
+         * @param interval in [1 ms, {@link #MAX_IDENTITY_CHECK_INTERVAL} (1 day)]
          * @return this builder
-         * @throws IllegalArgumentException if below 1 ms
+         * @throws IllegalArgumentException if outside [1 ms, 1 day]
          */
         public Builder identityCheckInterval(Duration interval) {
-            this.identityCheckInterval = atLeastOneMilli("identityCheckInterval", interval);
+            this.identityCheckInterval = inRange("identityCheckInterval", interval, Duration.ofMillis(1),
+                    MAX_IDENTITY_CHECK_INTERVAL);
             return this;
         }
 
@@ -813,7 +871,10 @@ public final class RedlockConfig {
             }
             for (String name : unverifiedIdentity) {
                 if (!names.contains(name)) {
-                    throw new IllegalArgumentException("unverifiedIdentity: '" + name + "' is not a configured node; "
+                    // A URI given by mistake may carry a password: show only what follows its last '@'.
+                    int at = name.lastIndexOf('@');
+                    String shown = at < 0 ? name : "***" + name.substring(at);
+                    throw new IllegalArgumentException("unverifiedIdentity: '" + shown + "' is not a configured node; "
                             + "allowed: " + names);
                 }
             }
@@ -828,14 +889,6 @@ public final class RedlockConfig {
             return new RedlockConfig(this);
         }
 
-        private static Duration atLeastOneMilli(String field, Duration d) {
-            Objects.requireNonNull(d, field);
-            if (d.compareTo(Duration.ofMillis(1)) < 0) {
-                throw new IllegalArgumentException(field + ": must be at least 1 ms, got " + describe(d));
-            }
-            return d;
-        }
-
         private static Duration notNegative(String field, Duration d) {
             Objects.requireNonNull(d, field);
             if (d.isNegative()) {
@@ -844,8 +897,44 @@ public final class RedlockConfig {
             return d;
         }
 
-        private static String describe(Duration d) {
-            return d.toNanos() % 1_000_000 == 0 ? d.toMillis() + " ms" : d.toNanos() + " ns";
+        /** A budget or cap beyond what a long of nanoseconds holds means "as long as it takes". */
+        private static Duration saturated(Duration d, Duration max) {
+            return d.compareTo(max) > 0 ? max : d;
         }
+    }
+
+    private static Duration inRange(String field, Duration d, Duration min, Duration max) {
+        Objects.requireNonNull(d, field);
+        if (d.compareTo(min) < 0 || d.compareTo(max) > 0) {
+            throw new IllegalArgumentException(field + ": must be in [" + human(min) + ", " + human(max) + "], got "
+                    + describe(d));
+        }
+        return d;
+    }
+
+    /** A limit in its largest whole unit: "7 days", "5 min", "1 ms". */
+    static String human(Duration d) {
+        if (!d.isZero() && d.toSeconds() % 86_400 == 0 && d.getNano() == 0) {
+            long days = d.toDays();
+            return days + (days == 1 ? " day" : " days");
+        }
+        if (!d.isZero() && d.toSeconds() % 3_600 == 0 && d.getNano() == 0) {
+            return d.toHours() + " h";
+        }
+        if (!d.isZero() && d.toSeconds() % 60 == 0 && d.getNano() == 0) {
+            return d.toMinutes() + " min";
+        }
+        return describe(d);
+    }
+
+    /** A rejected value, exactly: in ms or ns when a long holds it, else in seconds (never an overflow). */
+    static String describe(Duration d) {
+        long seconds = d.getSeconds();
+        if (seconds > -9_000_000_000L && seconds < 9_000_000_000L) {
+            long nanos = d.toNanos();
+            return nanos % 1_000_000 == 0 ? nanos / 1_000_000 + " ms" : nanos + " ns";
+        }
+        return BigDecimal.valueOf(seconds).add(BigDecimal.valueOf(d.getNano(), 9)).stripTrailingZeros()
+                .toPlainString() + " s";
     }
 }

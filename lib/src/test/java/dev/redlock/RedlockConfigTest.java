@@ -5,7 +5,13 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.redlock.internal.NodeSpec;
 import java.time.Duration;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.Executable;
 
@@ -18,6 +24,11 @@ class RedlockConfigTest {
             assertTrue(e.getMessage().contains(f), () -> "message '" + e.getMessage() + "' lacks '" + f + "'");
         }
     }
+
+    /** Durations no {@code toNanos()} (or {@code toMillis()}) can hold. */
+    private static final List<Duration> HUGE = List.of(Duration.ofSeconds(Long.MAX_VALUE),
+            ChronoUnit.FOREVER.getDuration(), Duration.ofSeconds(Long.MAX_VALUE / 1_000));
+    private static final Duration HUGE_NEGATIVE = Duration.ofSeconds(Long.MIN_VALUE);
 
     private static RedlockConfig.Builder three() {
         return RedlockConfig.builder().nodes("redis://127.0.0.1:1", "redis://127.0.0.1:2", "redis://127.0.0.1:3");
@@ -86,7 +97,7 @@ class RedlockConfigTest {
 
     @Test
     void ttlMustBePositive() {
-        rejects(() -> three().leaseTime(Duration.ZERO), "leaseTime", "at least 1 ms", "0 ms");
+        rejects(() -> three().leaseTime(Duration.ZERO), "leaseTime", "[1 ms, 7 days]", "0 ms");
         rejects(() -> three().leaseTime(Duration.ofMillis(-5)), "leaseTime");
     }
 
@@ -94,7 +105,7 @@ class RedlockConfigTest {
     void perNodeTimeoutMustBeBelowTtl() {
         rejects(() -> three().leaseTime(Duration.ofMillis(100)).perNodeTimeout(Duration.ofMillis(100)).build(),
                 "perNodeTimeout", "below leaseTime", "100 ms");
-        rejects(() -> three().perNodeTimeout(Duration.ZERO), "perNodeTimeout", "at least 1 ms");
+        rejects(() -> three().perNodeTimeout(Duration.ZERO), "perNodeTimeout", "[1 ms, 1 min]");
     }
 
     @Test
@@ -127,5 +138,258 @@ class RedlockConfigTest {
         assertEquals(c.toString(), c.toBuilder().build().toString());
         // drift = ttl * factor + 2 ms
         assertEquals(Duration.ofMillis(302).toNanos(), c.driftNanos(Duration.ofSeconds(30).toNanos()));
+    }
+
+    @Test
+    void hugeTimeoutsAndLeaseTimesFailWithTheirRange() {
+        List<Duration> tooLong = new ArrayList<>(HUGE);
+        tooLong.add(Duration.ofDays(7).plusMillis(1));
+        for (Duration d : tooLong) {
+            rejects(() -> three().leaseTime(d).build(), "leaseTime", "[1 ms, 7 days]");
+            rejects(() -> three().minValidity(d).build(), "minValidity", "[0 ms, 7 days)");
+            rejects(() -> three().perNodeTimeout(d).build(), "perNodeTimeout", "[1 ms, 1 min]");
+            rejects(() -> three().connectTimeout(d).build(), "connectTimeout", "[1 ms, 5 min]");
+            rejects(() -> three().retryDelay(d).build(), "retryDelay", "[1 ms, 1 min]");
+            rejects(() -> three().circuitOpenDuration(d).build(), "circuitOpenDuration", "[1 ms, 10 min]");
+            rejects(() -> three().identityCheckInterval(d).build(), "identityCheckInterval", "[1 ms, 1 day]");
+            // Per-call lease times go through the same check.
+            rejects(() -> RedlockConfig.checkLeaseTime("leaseTime", d, Duration.ofMillis(50), 0.01, Duration.ZERO),
+                    "leaseTime", "[1 ms, 7 days]");
+        }
+        rejects(() -> three().leaseTime(Duration.ofSeconds(Long.MAX_VALUE)), "got 9223372036854775807 s");
+    }
+
+    @Test
+    void theLargestAllowedValuesWork() {
+        RedlockConfig c = three().leaseTime(Duration.ofDays(7)).perNodeTimeout(Duration.ofMinutes(1))
+                .connectTimeout(Duration.ofMinutes(5)).retryDelay(Duration.ofMinutes(1))
+                .circuitOpenDuration(Duration.ofMinutes(10)).identityCheckInterval(Duration.ofDays(1))
+                .minValidity(Duration.ofDays(6)).build();
+        assertEquals(Duration.ofDays(7), c.leaseTime());
+        assertEquals(Duration.ofMinutes(1), c.perNodeTimeout());
+        assertEquals(Duration.ofMinutes(5), c.connectTimeout());
+        assertEquals(Duration.ofMinutes(1), c.retryDelay());
+        assertEquals(Duration.ofMinutes(10), c.circuitOpenDuration());
+        assertEquals(Duration.ofDays(1), c.identityCheckInterval());
+        assertEquals(RedlockConfig.MAX_LEASE_TIME, c.leaseTime());
+        assertEquals(RedlockConfig.MAX_PER_NODE_TIMEOUT, c.perNodeTimeout());
+        assertEquals(RedlockConfig.MAX_CONNECT_TIMEOUT, c.connectTimeout());
+        assertEquals(RedlockConfig.MAX_RETRY_DELAY, c.retryDelay());
+        assertEquals(RedlockConfig.MAX_CIRCUIT_OPEN_DURATION, c.circuitOpenDuration());
+        assertEquals(RedlockConfig.MAX_IDENTITY_CHECK_INTERVAL, c.identityCheckInterval());
+        RedlockConfig.checkLeaseTime("leaseTime", Duration.ofDays(7), c.perNodeTimeout(), c.driftFactor(),
+                c.minValidity());
+    }
+
+    @Test
+    void hugeNegativeDurationsFailWithTheirRange() {
+        rejects(() -> three().leaseTime(HUGE_NEGATIVE), "leaseTime", "[1 ms, 7 days]", "-9223372036854775808 s");
+        rejects(() -> three().minValidity(HUGE_NEGATIVE), "minValidity", "[0 ms, 7 days)");
+        rejects(() -> three().perNodeTimeout(HUGE_NEGATIVE), "perNodeTimeout", "[1 ms, 1 min]");
+        rejects(() -> three().connectTimeout(HUGE_NEGATIVE), "connectTimeout");
+        rejects(() -> three().retryDelay(HUGE_NEGATIVE), "retryDelay");
+        rejects(() -> three().circuitOpenDuration(HUGE_NEGATIVE), "circuitOpenDuration");
+        rejects(() -> three().identityCheckInterval(HUGE_NEGATIVE), "identityCheckInterval");
+        rejects(() -> three().waitBudget(HUGE_NEGATIVE), "waitBudget", ">= 0");
+        rejects(() -> three().maxHoldTime(HUGE_NEGATIVE), "maxHoldTime", ">= 0");
+        rejects(() -> RedlockConfig.checkLeaseTime("leaseTime", HUGE_NEGATIVE, Duration.ofMillis(50), 0.01,
+                Duration.ZERO), "leaseTime", "[1 ms, 7 days]");
+        rejects(() -> RedlockConfig.checkLeaseTime("leaseTime", Duration.ZERO, Duration.ofMillis(50), 0.01,
+                Duration.ZERO), "leaseTime", "[1 ms, 7 days]", "0 ms");
+    }
+
+    @Test
+    void hugeWaitBudgetsAndHoldCapsSaturate() {
+        for (Duration d : HUGE) {
+            RedlockConfig c = three().waitBudget(d).maxHoldTime(d).build();
+            // Saturated to what a long of nanoseconds holds (292 years): "as long as it takes", "no cap".
+            assertEquals(Long.MAX_VALUE, c.waitBudget().toNanos());
+            assertEquals(Long.MAX_VALUE, c.maxHoldTime().toNanos());
+            assertEquals(RedlockConfig.MAX_WAIT_BUDGET, c.waitBudget());
+            assertEquals(RedlockConfig.MAX_HOLD_TIME, c.maxHoldTime());
+            assertEquals(c.toString(), c.toBuilder().build().toString());
+        }
+        assertEquals(Duration.ofDays(365), three().waitBudget(Duration.ofDays(365)).build().waitBudget());
+    }
+
+    private static NodeSpec parse(String uri) {
+        return NodeSpec.parse("nodes[0]", uri);
+    }
+
+    @Test
+    void eachMalformedUriSaysWhatIsWrong() {
+        String format = "expected redis://[user:password@]host[:port][/db]";
+        rejects(() -> parse("redis://host:abc"), "nodes[0]", "port", "not a number", "[1, 65535]", format);
+        rejects(() -> parse("redis://u:pw@host:abc"), "port 'abc'", "not a number", "[1, 65535]");
+        rejects(() -> parse("redis://host:0"), "port", "[1, 65535]", "got 0", format);
+        rejects(() -> parse("redis://host:65536"), "port", "[1, 65535]", "got 65536");
+        rejects(() -> parse("redis://host:99999999999999999999"), "port", "[1, 65535]");
+        rejects(() -> parse("redis://host:-1"), "port", "[1, 65535]");
+        rejects(() -> parse("redis://host:1:2"), "port", "[1, 65535]");
+        rejects(() -> parse("redis://:6379"), "nodes[0]", "missing host", format);
+        rejects(() -> parse("redis://u:pw@"), "missing host");
+        rejects(() -> parse("redis://u:pw@/1"), "missing host");
+        rejects(() -> parse("redis://a b:1"), "host 'a b'", "not allowed", format);
+        rejects(() -> parse("redis://h\u00f4te:1"), "host", "not allowed");
+        rejects(() -> parse("redis://host:1/x"), "database 'x'", "number >= 0", format);
+        rejects(() -> parse("redis://host:1/-1"), "database", "number >= 0");
+        rejects(() -> parse("redis://host:1/1/2"), "database", "number >= 0");
+        rejects(() -> parse("redis://host:1/99999999999"), "database", "number >= 0", "2147483647");
+        rejects(() -> parse("redis://host:1?timeout=5"), "query", "not supported", format);
+        rejects(() -> parse("redis://host:1/0#x"), "fragment", "not supported");
+        rejects(() -> parse("ftp://host:1"), "unsupported scheme 'ftp'", "allowed: redis, rediss", format);
+        rejects(() -> parse("host:6379"), "scheme", "redis, rediss", format);
+        rejects(() -> parse("redis:/host:6379"), "scheme", "redis, rediss");
+        rejects(() -> parse("redis://us er:pw@host"), "user info", "percent-encode", format);
+        rejects(() -> parse("redis://user:p%zz@host"), "user info", "'%'", format);
+        rejects(() -> parse("redis://user:p%FF@host"), "user info", "UTF-8");
+        rejects(() -> parse("redis://@host"), "user info", "empty");
+        rejects(() -> parse("redis://[::1"), "IPv6", "']'", format);
+        rejects(() -> parse("redis://[::1]x"), "IPv6", format);
+        rejects(() -> parse("redis://[]:1"), "IPv6");
+        rejects(() -> parse("redis://[host]:1"), "IPv6");
+        rejects(() -> parse("redis://::1:6379"), "IPv6", "brackets");
+        rejects(() -> parse("  "), "nodes[0]", "empty", format);
+        assertThrows(IllegalArgumentException.class, () -> parse(null));
+    }
+
+    @Test
+    void wellFormedUrisStillParse() {
+        NodeSpec v6 = parse("redis://[::1]:6380/2");
+        assertEquals("[::1]", v6.host());
+        assertEquals(6380, v6.port());
+        assertEquals(2, v6.database());
+        assertEquals("[::1]:6380/2", v6.name());
+        NodeSpec v6auth = parse("rediss://user:pw@[2001:DB8::1]");
+        assertEquals("[2001:DB8::1]", v6auth.host());
+        assertEquals(6379, v6auth.port());
+        assertEquals("user", v6auth.user());
+        assertEquals("pw", v6auth.password());
+        assertTrue(v6auth.ssl());
+        assertEquals("[2001:db8::1]:6379", v6auth.server());
+        NodeSpec plain = parse("redis://redis_1.example-host.com:7000/");
+        assertEquals("redis_1.example-host.com", plain.host());
+        assertEquals(7000, plain.port());
+        assertEquals(0, plain.database());
+        assertEquals(6379, parse("redis://h:").port());
+        assertEquals("p:w d", parse("redis://u:p%3Aw%20d@h").password());
+        assertEquals("p\u00e4ss", parse("redis://u:p%C3%A4ss@h").password());
+        assertEquals("p\u00e4ss", parse("redis://u:p\u00e4ss@h").password());
+        assertEquals("pw", parse("redis://pw@h").password());
+        assertEquals(null, parse("redis://pw@h").user());
+        assertEquals(null, parse("redis://:pw@h").user());
+        assertEquals("a!$&'()*+,;=-._~", parse("redis://u:a!$&'()*+,;=-._~@h").password());
+        assertEquals(9, parse("REDIS://h/9").database());
+    }
+
+    /** A password that must never show: in messages, causes, suppressed exceptions or {@code toString()}. */
+    private static final String SECRET = "Zq7Secr3t";
+
+    @Test
+    void passwordsNeverLeakFromMalformedUris() {
+        List<String> malformed = List.of(
+                "redis://user:Zq7Secr3t@host:abc",
+                "redis://user:Zq7Secr3t@host:0",
+                "redis://user:Zq7Secr3t@host:70000",
+                "redis://user:Zq7Secr3t@:6379",
+                "redis://user:Zq7Secr3t@",
+                "redis://user:Zq7Secr3t@host:1/x",
+                "redis://user:Zq7Secr3t@host:1/-1",
+                "redis://user:Zq7Secr3t@host:1/99999999999",
+                "redis://user:Zq7Secr3t@host:1?x=1",
+                "redis://user:Zq7Secr3t@host:1#frag",
+                "redis://user:Zq7Secr3t@host:1:2",
+                "redis://user:Zq7Secr3t@a b:1",
+                "redis://user:Zq7Secr3t@ho%st",
+                "redis://user:Zq7Secr3t@[::1",
+                "redis://user:Zq7Secr3t@::1",
+                "http://user:Zq7Secr3t@host:1",
+                "user:Zq7Secr3t@host:1",
+                "Zq7Secr3t@host:1",
+                "redis:/user:Zq7Secr3t@host",
+                "redis:user:Zq7Secr3t@host",
+                "redis://user:Zq7Secr3t /x@host",
+                "redis://user:Zq7Secr3t/x@host",
+                "redis://user:Zq7Secr3t#x@host",
+                "redis://user:Zq7Secr3t?x@host",
+                "redis://user:Zq7Secr3t%zz@host",
+                "redis://user:Zq7Secr3t%FF@host",
+                "redis://user:Zq7Secr3t@x@host:1",
+                "redis://user:Zq7Secr3t^x@host:1",
+                "redis://user:Zq7Secr3t[x]@host:1",
+                "redis://user:Zq7Secr3t\\x@host:1",
+                "redis://user:Zq7Secr3t\u0000x@host:1",
+                "redis://user:Zq7Secr3t\uD800x@host:1",
+                "redis://us er:Zq7Secr3t@host",
+                "redis://Zq7Secr3t@host:1/x",
+                "rediss://:Zq7Secr3t@host:99999",
+                " redis://user:Zq7Secr3t@host:1/1/2 ",
+                "redis://user:Zq7Secr3t");
+        for (String uri : malformed) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                    () -> RedlockConfig.builder().nodes("redis://ok:1", uri), uri);
+            assertNoSecret(e, uri);
+            assertTrue(e.getMessage().contains("nodes[1]"), e.getMessage());
+            assertTrue(e.getMessage().contains("expected redis://"), e.getMessage());
+        }
+    }
+
+    @Test
+    void passwordsNeverLeakFromConfigsOrTheirErrors() {
+        String a = "redis://user:Zq7Secr3t@a:1";
+        String b = "rediss://Zq7Secr3t@b:2/3";
+        NodeSpec spec = NodeSpec.parse("nodes[0]", a);
+        assertEquals(SECRET, spec.password());
+        assertNoSecret(spec.toString(), a);
+        RedlockConfig c = RedlockConfig.builder().nodes(a, b, "redis://:Zq7Secr3t@c:3").build();
+        assertNoSecret(c.toString(), "config");
+        assertNoSecret(c.nodeNames().toString(), "names");
+        assertNoSecret(c.nodeSpecs().toString(), "specs");
+        assertNoSecret(c.toBuilder().toString(), "builder");
+        List<Executable> bad = List.of(
+                () -> RedlockConfig.builder().nodes(a, a).build(),
+                () -> RedlockConfig.builder().nodes(a, "redis://other:Zq7Secr3t@A:1").build(),
+                () -> RedlockConfig.builder().nodes(a).unverifiedIdentity(a).build(),
+                () -> RedlockConfig.builder().nodes(a).leaseTime(Duration.ofMillis(40)).build());
+        for (Executable x : bad) {
+            assertNoSecret(assertThrows(IllegalArgumentException.class, x), "build");
+        }
+    }
+
+    private static void assertNoSecret(String text, String what) {
+        assertFalse(text.toLowerCase(Locale.ROOT).contains(SECRET.toLowerCase(Locale.ROOT)),
+                () -> what + ": '" + text + "' shows the password");
+    }
+
+    private static void assertNoSecret(Throwable e, String what) {
+        List<Throwable> todo = new ArrayList<>(List.of(e));
+        Set<Throwable> seen = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+        while (!todo.isEmpty()) {
+            Throwable t = todo.remove(todo.size() - 1);
+            if (!seen.add(t)) {
+                continue;
+            }
+            assertNoSecret(String.valueOf(t.getMessage()), what);
+            assertNoSecret(String.valueOf(t.getLocalizedMessage()), what);
+            assertNoSecret(t.toString(), what);
+            if (t.getCause() != null) {
+                todo.add(t.getCause());
+            }
+            todo.addAll(List.of(t.getSuppressed()));
+        }
+    }
+
+    @Test
+    void keyPrefixMustEncodeLosslesslyAndStayShort() {
+        rejects(() -> three().keyPrefix("app\uD800:"), "keyPrefix", "unpaired surrogate", "index 3");
+        rejects(() -> three().keyPrefix("app:\uDC00"), "keyPrefix", "unpaired surrogate", "index 4");
+        rejects(() -> three().keyPrefix("\uDC00\uD800"), "keyPrefix", "index 0");
+        rejects(() -> three().keyPrefix("x".repeat(1025)), "keyPrefix", "1024 UTF-8 bytes", "1025");
+        // 342 three-byte characters: 342 chars, 1026 bytes.
+        rejects(() -> three().keyPrefix("\u20ac".repeat(342)), "keyPrefix", "1024 UTF-8 bytes", "1026");
+        assertEquals("x".repeat(1024), three().keyPrefix("x".repeat(1024)).build().keyPrefix());
+        assertEquals("\uD83D\uDD12:", three().keyPrefix("\uD83D\uDD12:").build().keyPrefix());
+        assertEquals("", three().keyPrefix("").build().keyPrefix());
+        assertEquals(1024, RedlockConfig.MAX_KEY_PREFIX_BYTES);
     }
 }
