@@ -69,14 +69,15 @@ public final class LockOptions {
     /**
      * Returns a copy with the given wait budget.
      *
-     * @param waitTime zero or more; zero means a single round
+     * @param waitTime zero or more; zero means a single round, and a budget longer than about 292 years means as
+     *        long as it takes
      * @return new options
      * @throws IllegalArgumentException if negative
      */
     public LockOptions waitTime(Duration waitTime) {
         Objects.requireNonNull(waitTime, "waitTime");
         if (waitTime.isNegative()) {
-            throw new IllegalArgumentException("waitTime: must be >= 0, got " + waitTime.toMillis() + " ms");
+            throw new IllegalArgumentException("waitTime: must be >= 0, got " + waitTime);
         }
         return new LockOptions(policy, waitTime, leaseTime, fenced);
     }
@@ -84,15 +85,15 @@ public final class LockOptions {
     /**
      * Returns a copy with the given TTL, which the watchdog renews every third of it while the body runs.
      *
-     * @param leaseTime at least 1 ms, and above the client's per-node timeout (checked when used)
+     * @param leaseTime in [1 ms, {@link RedlockConfig#MAX_LEASE_TIME} (7 days)], and above the client's per-node
+     *        timeout (checked when used)
      * @return new options
-     * @throws IllegalArgumentException if below 1 ms
+     * @throws IllegalArgumentException if outside [1 ms, 7 days]
      */
     public LockOptions leaseTime(Duration leaseTime) {
         Objects.requireNonNull(leaseTime, "leaseTime");
-        if (leaseTime.compareTo(Duration.ofMillis(1)) < 0) {
-            throw new IllegalArgumentException("leaseTime: must be at least 1 ms, got " + leaseTime.toNanos()
-                    + " ns");
+        if (leaseTime.compareTo(Duration.ofMillis(1)) < 0 || leaseTime.compareTo(RedlockConfig.MAX_LEASE_TIME) > 0) {
+            throw new IllegalArgumentException("leaseTime: must be in [1 ms, 7 days], got " + leaseTime);
         }
         return new LockOptions(policy, waitTime, leaseTime, fenced);
     }

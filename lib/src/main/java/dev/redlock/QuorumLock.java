@@ -306,7 +306,7 @@ public final class QuorumLock implements Lock {
      * @param leaseTime the new TTL; must exceed the per-node timeout
      * @return true if the deadline moved
      * @throws IllegalMonitorStateException if the calling thread does not hold this lock
-     * @throws IllegalArgumentException if the lease time is not above the per-node timeout
+     * @throws IllegalArgumentException if the lease time is not above the per-node timeout, or above 7 days
      */
     public boolean extend(Duration leaseTime) {
         Hold hold = client.holds().get(new HoldKey(lockId, Thread.currentThread()));
@@ -355,6 +355,11 @@ public final class QuorumLock implements Lock {
         }
         // Re-entering a hold whose lease expired or was lost would claim a lock someone else may now hold.
         hold.lease.checkValid();
+        if (ref.fenced() && hold.lease.fencingToken().isEmpty()) {
+            // The plain and fenced views are one lock; a hold taken without a token cannot hand one out.
+            throw new IllegalStateException("lock '" + ref.name() + "' is held by this thread without a fencing "
+                    + "token (through its plain view): unlock it before locking the fenced view");
+        }
         hold.count++;
         return true;
     }
@@ -411,7 +416,7 @@ public final class QuorumLock implements Lock {
      * @return the lease, or empty if the lock stayed busy
      * @throws InterruptedException if the thread is interrupted while acquiring; a lease won by the round in flight
      *         is released
-     * @throws IllegalArgumentException if the lease time is not above the per-node timeout
+     * @throws IllegalArgumentException if the lease time is not above the per-node timeout, or above 7 days
      * @throws NotEnoughNodesException if the budget ran out because too few nodes were reachable
      * @throws IllegalStateException if the client is closed
      */
@@ -441,7 +446,7 @@ public final class QuorumLock implements Lock {
      * @return the result
      * @throws InterruptedException if the thread is interrupted while acquiring; a lease won by the round in flight
      *         is released
-     * @throws IllegalArgumentException if the lease time is not above the per-node timeout
+     * @throws IllegalArgumentException if the lease time is not above the per-node timeout, or above 7 days
      * @throws IllegalStateException if the client is closed
      */
     public AcquireResult attempt(Duration wait, Duration leaseTime) throws InterruptedException {
@@ -472,7 +477,7 @@ public final class QuorumLock implements Lock {
      * @param wait the wait budget; zero means one round
      * @param leaseTime the time to live set on each node; must exceed the per-node timeout
      * @return a future of the lease
-     * @throws IllegalArgumentException if the lease time is not above the per-node timeout
+     * @throws IllegalArgumentException if the lease time is not above the per-node timeout, or above 7 days
      */
     public CompletableFuture<Optional<Lease>> tryAcquireAsync(Duration wait, Duration leaseTime) {
         return leaseOf(attemptAsync(wait, leaseTime));
@@ -531,7 +536,7 @@ public final class QuorumLock implements Lock {
      * @param wait the wait budget; zero means one round
      * @param leaseTime the time to live set on each node; must exceed the per-node timeout
      * @return a future of the result
-     * @throws IllegalArgumentException if the lease time is not above the per-node timeout
+     * @throws IllegalArgumentException if the lease time is not above the per-node timeout, or above 7 days
      */
     public CompletableFuture<AcquireResult> attemptAsync(Duration wait, Duration leaseTime) {
         return engine.acquireAsync(ref, engine.checkLeaseTime(leaseTime), waitNanos(wait), false);

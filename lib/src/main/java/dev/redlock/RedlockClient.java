@@ -107,7 +107,8 @@ public final class RedlockClient implements AutoCloseable {
      * @param name the lock's name; the Redis key is {@code keyPrefix + "{" + name + "}"}
      * @return the lock; cheap to create, and every instance with the same name and kind shares the hold state of
      *         this client, so reentrancy works across instances
-     * @throws IllegalArgumentException if the name is empty
+     * @throws IllegalArgumentException if the name is empty, has an unpaired surrogate, or is longer than
+     *         {@link #MAX_LOCK_NAME_BYTES} UTF-8 bytes
      */
     public QuorumLock redLock(String name) {
         return lock(name, QuorumPolicy.MAJORITY);
@@ -118,7 +119,8 @@ public final class RedlockClient implements AutoCloseable {
      *
      * @param name the lock's name; the Redis key is {@code keyPrefix + "{" + name + "}"}
      * @return the lock
-     * @throws IllegalArgumentException if the name is empty
+     * @throws IllegalArgumentException if the name is empty, has an unpaired surrogate, or is longer than
+     *         {@link #MAX_LOCK_NAME_BYTES} UTF-8 bytes
      */
     public QuorumLock multiLock(String name) {
         return lock(name, QuorumPolicy.ALL);
@@ -254,6 +256,8 @@ public final class RedlockClient implements AutoCloseable {
      * @throws LockLostException if the lease was lost while the body ran
      * @throws NotEnoughNodesException if the wait budget ran out because too few nodes were reachable
      * @throws InterruptedException if interrupted while waiting for the lock
+     * @throws IllegalArgumentException if the name is not a valid lock name (see {@link #lock(String, QuorumPolicy)})
+     *         or the lease time is out of range
      * @throws Exception whatever the body throws
      */
     public <T> Optional<T> withLock(String name, LockOptions options, Callable<T> body) throws Exception {
@@ -329,7 +333,10 @@ public final class RedlockClient implements AutoCloseable {
         }
         long ttl = engine.checkLeaseTime(options.leaseTime().orElse(config.leaseTime()));
         Duration wait = options.waitTime().orElse(config.waitBudget());
-        AcquireResult result = engine.acquire(lock.ref(), ttl, wait.toNanos(), true, true);
+        // Beyond what a long of nanoseconds holds (about 292 years): as long as it takes.
+        long waitNanos = wait.compareTo(Duration.ofNanos(Long.MAX_VALUE)) >= 0 ? QuorumEngine.FOREVER - 1
+                : wait.toNanos();
+        AcquireResult result = engine.acquire(lock.ref(), ttl, waitNanos, true, true);
         if (!result.acquired() && result.reason() == FailureReason.NOT_ENOUGH_NODES) {
             throw new NotEnoughNodesException(result.lastRound());
         }

@@ -229,4 +229,34 @@ class InputValidationTest extends RedisBackedTest {
         lock.unlock();
         assertNotEquals(0, c.config().maxHoldTime().toNanos());
     }
+
+    @Test
+    void aHugeWaitInLockOptionsWaitsAsLongAsItTakes() throws Exception {
+        RedlockClient holderClient = client();
+        RedlockClient c = client();
+        String name = uniqueName("huge-options-wait");
+        holderClient.redLock(name).tryAcquire(Duration.ZERO, Duration.ofMillis(800)).orElseThrow();
+        assertEquals(Boolean.TRUE, c.withLock(name, LockOptions.defaults().waitTime(FOREVER), () -> true)
+                .orElseThrow());
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> LockOptions.defaults().leaseTime(Duration.ofDays(8)));
+        assertTrue(e.getMessage().startsWith("leaseTime: must be in [1 ms, 7 days]"), e::getMessage);
+    }
+
+    @Test
+    void theFencedViewCannotReenterAHoldTakenWithoutAToken() throws Exception {
+        QuorumLock plain = client().redLock(uniqueName("plain-then-fenced"));
+        assertTrue(plain.tryLock());
+        try {
+            IllegalStateException e = assertThrows(IllegalStateException.class, () -> plain.fenced().tryLock());
+            assertTrue(e.getMessage().contains("without a fencing token"), e::getMessage);
+            assertEquals(1, plain.getHoldCount());
+        } finally {
+            plain.unlock();
+        }
+        QuorumLock fenced = plain.fenced();
+        assertTrue(fenced.tryLock());
+        assertTrue(fenced.currentLease().orElseThrow().fencingToken().isPresent());
+        fenced.unlock();
+    }
 }
