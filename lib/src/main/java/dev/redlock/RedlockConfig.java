@@ -61,6 +61,13 @@ public final class RedlockConfig {
     /** Default cap on consecutive failed extensions before the watchdog gives up: zero, meaning until the deadline. */
     public static final int DEFAULT_MAX_FAILED_EXTENSIONS = 0;
 
+    /** Default largest bulk string in a node's reply: 64 KiB. */
+    public static final int DEFAULT_MAX_REPLY_BYTES = 64 * 1024;
+    /** Smallest allowed {@link Builder#maxReplyBytes(int)}: 16 KiB (a whole INFO text must fit). */
+    public static final int MIN_MAX_REPLY_BYTES = 16 * 1024;
+    /** Largest allowed {@link Builder#maxReplyBytes(int)}: 16 MiB. */
+    public static final int MAX_MAX_REPLY_BYTES = 16 * 1024 * 1024;
+
     /** Default interval between checks of each node's identity and uptime: 10 s. */
     public static final Duration DEFAULT_IDENTITY_CHECK_INTERVAL = Duration.ofSeconds(10);
 
@@ -112,6 +119,7 @@ public final class RedlockConfig {
     private final boolean restartQuarantine;
     private final boolean trustPersistentNodes;
     private final Duration identityCheckInterval;
+    private final int maxReplyBytes;
     private final Set<String> unverifiedIdentity;
     private final boolean checkTopology;
     private final boolean strictTopology;
@@ -135,6 +143,7 @@ public final class RedlockConfig {
         this.restartQuarantine = b.restartQuarantine;
         this.trustPersistentNodes = b.trustPersistentNodes;
         this.identityCheckInterval = b.identityCheckInterval;
+        this.maxReplyBytes = b.maxReplyBytes;
         this.unverifiedIdentity = Set.copyOf(b.unverifiedIdentity);
         this.checkTopology = b.checkTopology;
         this.strictTopology = b.strictTopology;
@@ -174,6 +183,7 @@ public final class RedlockConfig {
         b.restartQuarantine = restartQuarantine;
         b.trustPersistentNodes = trustPersistentNodes;
         b.identityCheckInterval = identityCheckInterval;
+        b.maxReplyBytes = maxReplyBytes;
         b.unverifiedIdentity.addAll(unverifiedIdentity);
         b.checkTopology = checkTopology;
         b.strictTopology = strictTopology;
@@ -352,6 +362,17 @@ public final class RedlockConfig {
     }
 
     /**
+     * Returns the largest bulk string a node's reply may carry (an {@code INFO} text is the largest the library asks
+     * for), in bytes. Default {@link #DEFAULT_MAX_REPLY_BYTES}.
+     *
+     * @return the limit, in bytes
+     * @see Builder#maxReplyBytes(int)
+     */
+    public int maxReplyBytes() {
+        return maxReplyBytes;
+    }
+
+    /**
      * Returns the nodes that vote even when their identity ({@code run_id}, uptime) cannot be read. Default none.
      *
      * @return the names of the opted-out nodes; unmodifiable
@@ -466,6 +487,7 @@ public final class RedlockConfig {
         private boolean restartQuarantine = true;
         private boolean trustPersistentNodes;
         private Duration identityCheckInterval = DEFAULT_IDENTITY_CHECK_INTERVAL;
+        private int maxReplyBytes = DEFAULT_MAX_REPLY_BYTES;
         private final Set<String> unverifiedIdentity = new LinkedHashSet<>();
         private boolean checkTopology = true;
         private boolean strictTopology;
@@ -761,6 +783,26 @@ public final class RedlockConfig {
         public Builder identityCheckInterval(Duration interval) {
             this.identityCheckInterval = inRange("identityCheckInterval", interval, Duration.ofMillis(1),
                     MAX_IDENTITY_CHECK_INTERVAL);
+            return this;
+        }
+
+        /**
+         * Sets the largest bulk string a node's reply may carry. Replies to the library's commands are small: a vote
+         * is an integer or a short array, and the largest is an {@code INFO} text of a few KiB. A node that claims
+         * more (a broken or hostile server) gets a protocol error: its connection is dropped before anything that
+         * large is allocated, and the other nodes are not affected. Applies to nodes given by URI (over plain TCP);
+         * a client the user built parses its own replies. Default {@link #DEFAULT_MAX_REPLY_BYTES}.
+         *
+         * @param bytes in [{@value #MIN_MAX_REPLY_BYTES}, {@value #MAX_MAX_REPLY_BYTES}]
+         * @return this builder
+         * @throws IllegalArgumentException if outside that range
+         */
+        public Builder maxReplyBytes(int bytes) {
+            if (bytes < MIN_MAX_REPLY_BYTES || bytes > MAX_MAX_REPLY_BYTES) {
+                throw new IllegalArgumentException("maxReplyBytes: must be in [" + MIN_MAX_REPLY_BYTES + ", "
+                        + MAX_MAX_REPLY_BYTES + "], got " + bytes);
+            }
+            this.maxReplyBytes = bytes;
             return this;
         }
 

@@ -392,4 +392,15 @@ class RedlockConfigTest {
         assertEquals("", three().keyPrefix("").build().keyPrefix());
         assertEquals(1024, RedlockConfig.MAX_KEY_PREFIX_BYTES);
     }
+
+    @Test
+    void maxReplyBytesHasARange() {
+        RedlockConfig.Builder b = RedlockConfig.builder().node("redis://localhost:6379");
+        assertEquals(RedlockConfig.DEFAULT_MAX_REPLY_BYTES, b.build().maxReplyBytes());
+        IllegalArgumentException low = assertThrows(IllegalArgumentException.class, () -> b.maxReplyBytes(1024));
+        assertTrue(low.getMessage().startsWith("maxReplyBytes: must be in [16384, 16777216], got 1024"),
+                low::getMessage);
+        assertThrows(IllegalArgumentException.class, () -> b.maxReplyBytes(Integer.MAX_VALUE));
+        assertEquals(1 << 20, b.maxReplyBytes(1 << 20).build().toBuilder().build().maxReplyBytes());
+    }
 }

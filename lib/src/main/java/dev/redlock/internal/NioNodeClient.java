@@ -125,7 +125,7 @@ final class NioNodeClient implements NodeClient, NioLoop.Handler {
     private final long connectTimeoutNanos;
     private final long closeGraceNanos;
 
-    private final Resp.Limits limits = Resp.Limits.DEFAULT;
+    private final Resp.Limits limits;
     private final ConcurrentLinkedQueue<NodeOp> outbox = new ConcurrentLinkedQueue<>();
     /** Ops to send again after NOSCRIPT, ahead of everything queued after them (issue order per node). */
     private final java.util.concurrent.ConcurrentLinkedDeque<NodeOp> resend =
@@ -157,6 +157,7 @@ final class NioNodeClient implements NodeClient, NioLoop.Handler {
                 Duration.ofMillis(Math.max(10, Math.min(MAX_RECONNECT_DELAY_MILLIS,
                         config.circuitOpenDuration().toMillis()))));
         this.closeGraceNanos = Math.max(4 * timeoutNanos, TimeUnit.MILLISECONDS.toNanos(200));
+        this.limits = Resp.Limits.DEFAULT.withMaxBulkBytes(config.maxReplyBytes());
         guard.maintenance(this::submit);
         loop.add(this);
     }
