@@ -1,5 +1,6 @@
 package dev.redlock;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
@@ -36,8 +37,20 @@ class InputValidationTest extends RedisBackedTest {
         return e;
     }
 
-    /** Whether every node holds {@code key}, read with the key's exact UTF-8 bytes. */
+    /**
+     * Whether every node holds {@code key}, read with the key's exact UTF-8 bytes. A round decided by a quorum may
+     * not have heard every node yet, so this waits for them.
+     */
     private static boolean everyNodeHolds(String key) {
+        try {
+            await().atMost(Duration.ofSeconds(5)).until(() -> holdsEverywhere(key));
+            return true;
+        } catch (org.awaitility.core.ConditionTimeoutException e) {
+            return false;
+        }
+    }
+
+    private static boolean holdsEverywhere(String key) {
         byte[] raw = key.getBytes(StandardCharsets.UTF_8);
         for (int i = 0; i < 5; i++) {
             try (Jedis j = node(i).client()) {
