@@ -16,6 +16,7 @@ import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.commands.JedisCommands;
 import redis.clients.jedis.exceptions.JedisDataException;
 
 /**
@@ -142,19 +143,37 @@ public final class TopologyCheck {
         }
     }
 
-    /** The commands the check sends, over a plain Jedis connection or the user's client. */
-    private interface Probe {
-        String info(String section);
+    /**
+     * The commands the check sends, over a plain Jedis connection or the user's client: both speak the key commands
+     * ({@link JedisCommands}); the server commands are passed in, since the two declare them apart.
+     */
+    private record Probe(JedisCommands keys, java.util.function.UnaryOperator<String> info,
+            java.util.function.Function<String, Map<String, String>> configGet,
+            java.util.function.UnaryOperator<String> scriptLoad) {
 
-        Map<String, String> configGet(String pattern);
+        String info(String section) {
+            return info.apply(section);
+        }
 
-        String scriptLoad(String source);
+        Map<String, String> configGet(String pattern) {
+            return configGet.apply(pattern);
+        }
 
-        Object evalsha(String sha, List<String> keys, List<String> args);
+        String scriptLoad(String source) {
+            return scriptLoad.apply(source);
+        }
 
-        Object eval(String source, List<String> keys, List<String> args);
+        Object evalsha(String sha, List<String> keyList, List<String> args) {
+            return keys.evalsha(sha, keyList, args);
+        }
 
-        long del(String key);
+        Object eval(String source, List<String> keyList, List<String> args) {
+            return keys.eval(source, keyList, args);
+        }
+
+        long del(String key) {
+            return keys.del(key);
+        }
     }
 
     /**
@@ -176,37 +195,8 @@ public final class TopologyCheck {
         NodeFacts facts = new NodeFacts(spec.name());
         UnifiedJedis client = spec.client();
         if (client != null) {
-            probe(spec, config, new Probe() {
-                @Override
-                public String info(String section) {
-                    return client.info(section);
-                }
-
-                @Override
-                public Map<String, String> configGet(String pattern) {
-                    return client.configGet(pattern);
-                }
-
-                @Override
-                public String scriptLoad(String source) {
-                    return client.scriptLoad(source);
-                }
-
-                @Override
-                public Object evalsha(String sha, List<String> keys, List<String> args) {
-                    return client.evalsha(sha, keys, args);
-                }
-
-                @Override
-                public Object eval(String source, List<String> keys, List<String> args) {
-                    return client.eval(source, keys, args);
-                }
-
-                @Override
-                public long del(String key) {
-                    return client.del(key);
-                }
-            }, facts, unchecked);
+            probe(spec, config, new Probe(client, client::info, client::configGet, client::scriptLoad), facts,
+                    unchecked);
             return facts;
         }
         Jedis jedis;
@@ -217,37 +207,7 @@ public final class TopologyCheck {
             return facts;
         }
         try {
-            probe(spec, config, new Probe() {
-                @Override
-                public String info(String section) {
-                    return jedis.info(section);
-                }
-
-                @Override
-                public Map<String, String> configGet(String pattern) {
-                    return jedis.configGet(pattern);
-                }
-
-                @Override
-                public String scriptLoad(String source) {
-                    return jedis.scriptLoad(source);
-                }
-
-                @Override
-                public Object evalsha(String sha, List<String> keys, List<String> args) {
-                    return jedis.evalsha(sha, keys, args);
-                }
-
-                @Override
-                public Object eval(String source, List<String> keys, List<String> args) {
-                    return jedis.eval(source, keys, args);
-                }
-
-                @Override
-                public long del(String key) {
-                    return jedis.del(key);
-                }
-            }, facts, unchecked);
+            probe(spec, config, new Probe(jedis, jedis::info, jedis::configGet, jedis::scriptLoad), facts, unchecked);
         } finally {
             try {
                 jedis.close();
