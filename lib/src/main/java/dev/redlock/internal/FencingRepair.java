@@ -43,53 +43,65 @@ final class FencingRepair implements AutoCloseable {
     private static final long RETRY_NANOS = TimeUnit.SECONDS.toNanos(1);
     private static final int SCAN_COUNT = 500;
 
+    /**
+     * Where a pass runs and how it reaches the nodes. The real one runs passes on the repair thread over short-lived
+     * connections; a deterministic simulation runs them as events of its own clock against its simulated nodes.
+     */
+    interface Transport extends AutoCloseable {
+        /**
+         * Runs {@code pass} in the background once {@code delayNanos} have passed.
+         *
+         * @throws RejectedExecutionException if the transport is closed
+         */
+        void runAfter(long delayNanos, Runnable pass);
+
+        /** One client per node (null where it cannot be reached), in configuration order; adds what it opened. */
+        List<JedisCommands> connect(List<Jedis> opened);
+
+        /** Stops running passes; a pass in progress stops between pages. */
+        @Override
+        void close();
+    }
+
     private final RedlockConfig config;
     private final String markerKey;
-    private final String threadName;
+    private final Transport transport;
     private final AtomicBoolean running = new AtomicBoolean();
-    private volatile long notBefore = System.nanoTime();
+    private volatile long notBefore;
     private volatile boolean closed;
-    private ExecutorService executor;
 
     FencingRepair(RedlockConfig config, Quarantine quarantine, String threadName) {
+        this(config, quarantine, new Connections(config, threadName));
+    }
+
+    FencingRepair(RedlockConfig config, Quarantine quarantine, Transport transport) {
         this.config = config;
         this.markerKey = quarantine.markerKey();
-        this.threadName = threadName;
+        this.transport = transport;
+        this.notBefore = config.ticker().nanoTime();
     }
 
     /** Asks for a pass in the background: a fenced read saw a node whose counters are not intact. */
     void request() {
-        if (markerKey == null || closed || System.nanoTime() - notBefore < 0 || !running.compareAndSet(false, true)) {
+        if (markerKey == null || closed || config.ticker().nanoTime() - notBefore < 0
+                || !running.compareAndSet(false, true)) {
             return;
         }
         try {
-            executor().execute(this::pass);
+            // A fencing round that a target confirmed before it lost its data may still be landing on the sources:
+            // every such round decides within one per-node timeout of its start, so wait two before reading them.
+            transport.runAfter(TimeUnit.MILLISECONDS.toNanos(2 * Math.max(1, config.perNodeTimeout().toMillis())),
+                    this::pass);
         } catch (RejectedExecutionException e) {
             running.set(false);
         }
-    }
-
-    private synchronized ExecutorService executor() {
-        if (closed) {
-            throw new RejectedExecutionException("closed");
-        }
-        if (executor == null) {
-            executor = Executors.newSingleThreadExecutor(r -> {
-                Thread t = new Thread(r, threadName);
-                t.setDaemon(true);
-                return t;
-            });
-        }
-        return executor;
     }
 
     private void pass() {
         boolean done = false;
         List<Jedis> opened = new ArrayList<>();
         try {
-            done = repair(connect(opened));
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt(); // closing
+            done = repair(transport.connect(opened));
         } catch (RuntimeException | OutOfMemoryError | StackOverflowError e) {
             LOG.debug("fencing counter repair failed; the next fenced read asks again", e);
         } finally {
@@ -101,39 +113,14 @@ final class FencingRepair implements AutoCloseable {
                 }
             }
             if (!done) {
-                notBefore = System.nanoTime() + RETRY_NANOS;
+                notBefore = config.ticker().nanoTime() + RETRY_NANOS;
             }
             running.set(false);
         }
     }
 
-    /** One connection per node (null where it cannot be reached), in configuration order. */
-    private List<JedisCommands> connect(List<Jedis> opened) {
-        List<JedisCommands> nodes = new ArrayList<>();
-        Duration socket = Duration.ofMillis(Math.max(config.perNodeTimeout().toMillis(), 1_000));
-        for (NodeSpec spec : config.nodeSpecs()) {
-            if (spec.client() != null) {
-                nodes.add(spec.client());
-                continue;
-            }
-            try {
-                Jedis j = new Jedis(new HostAndPort(spec.host(), spec.port()),
-                        spec.jedisConfig(config.connectTimeout(), socket));
-                opened.add(j);
-                nodes.add(j);
-            } catch (RuntimeException e) {
-                LOG.debug("repair: node {} not reachable: {}", spec.name(), e.toString());
-                nodes.add(null);
-            }
-        }
-        return nodes;
-    }
-
     /** Returns true when every node's counters are intact at the end. */
-    private boolean repair(List<JedisCommands> nodes) throws InterruptedException {
-        // A fencing round that a target confirmed before it lost its data may still be landing on the sources: every
-        // such round decides within one per-node timeout of its start, so wait two before reading them.
-        Thread.sleep(2 * Math.max(1, config.perNodeTimeout().toMillis()));
+    private boolean repair(List<JedisCommands> nodes) {
         int n = nodes.size();
         String[] ids = new String[n];
         boolean[] intact = new boolean[n];
@@ -271,22 +258,86 @@ final class FencingRepair implements AutoCloseable {
         return config.nodeSpecs().get(i).name();
     }
 
-    /** Stops the repair thread; a pass in progress stops between pages. */
+    /** Stops the repair; a pass in progress stops between pages. */
     @Override
     public void close() {
-        ExecutorService e;
-        synchronized (this) {
-            closed = true;
-            e = executor;
+        closed = true;
+        transport.close();
+    }
+
+    /** The real transport: passes on a daemon thread of their own, over short-lived connections. */
+    private static final class Connections implements Transport {
+        private final RedlockConfig config;
+        private final String threadName;
+        private ExecutorService executor;
+        private boolean closed;
+
+        Connections(RedlockConfig config, String threadName) {
+            this.config = config;
+            this.threadName = threadName;
         }
-        if (e != null) {
-            e.shutdownNow();
-            try {
-                if (!e.awaitTermination(5, TimeUnit.SECONDS)) {
-                    LOG.warn("fencing counter repair did not stop within 5 s");
+
+        @Override
+        public synchronized void runAfter(long delayNanos, Runnable pass) {
+            if (closed) {
+                throw new RejectedExecutionException("closed");
+            }
+            if (executor == null) {
+                executor = Executors.newSingleThreadExecutor(r -> {
+                    Thread t = new Thread(r, threadName);
+                    t.setDaemon(true);
+                    return t;
+                });
+            }
+            executor.execute(() -> {
+                try {
+                    TimeUnit.NANOSECONDS.sleep(delayNanos);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt(); // closing
+                    return;
                 }
-            } catch (InterruptedException ie) {
-                Thread.currentThread().interrupt();
+                pass.run();
+            });
+        }
+
+        @Override
+        public List<JedisCommands> connect(List<Jedis> opened) {
+            List<JedisCommands> nodes = new ArrayList<>();
+            Duration socket = Duration.ofMillis(Math.max(config.perNodeTimeout().toMillis(), 1_000));
+            for (NodeSpec spec : config.nodeSpecs()) {
+                if (spec.client() != null) {
+                    nodes.add(spec.client());
+                    continue;
+                }
+                try {
+                    Jedis j = new Jedis(new HostAndPort(spec.host(), spec.port()),
+                            spec.jedisConfig(config.connectTimeout(), socket));
+                    opened.add(j);
+                    nodes.add(j);
+                } catch (RuntimeException e) {
+                    LOG.debug("repair: node {} not reachable: {}", spec.name(), e.toString());
+                    nodes.add(null);
+                }
+            }
+            return nodes;
+        }
+
+        @Override
+        public void close() {
+            ExecutorService e;
+            synchronized (this) {
+                closed = true;
+                e = executor;
+            }
+            if (e != null) {
+                e.shutdownNow();
+                try {
+                    if (!e.awaitTermination(5, TimeUnit.SECONDS)) {
+                        LOG.warn("fencing counter repair did not stop within 5 s");
+                    }
+                } catch (InterruptedException ie) {
+                    Thread.currentThread().interrupt();
+                }
             }
         }
     }

@@ -43,7 +43,33 @@ final class NodeGuard {
                 // Automatic transition would start a timer thread per breaker; the next call probes instead.
                 .automaticTransitionFromOpenToHalfOpenEnabled(false)
                 .writableStackTraceEnabled(false)
+                // The open state ends by the client's ticker, as every other decision does (not the wall clock).
+                .clock(new TickerClock(ticker))
                 .build());
+    }
+
+    /** A {@link java.time.Clock} that reads the client's monotonic ticker; its instants only measure durations. */
+    private static final class TickerClock extends java.time.Clock {
+        private final Ticker ticker;
+
+        TickerClock(Ticker ticker) {
+            this.ticker = ticker;
+        }
+
+        @Override
+        public java.time.ZoneId getZone() {
+            return java.time.ZoneOffset.UTC;
+        }
+
+        @Override
+        public java.time.Clock withZone(java.time.ZoneId zone) {
+            return this;
+        }
+
+        @Override
+        public java.time.Instant instant() {
+            return java.time.Instant.ofEpochSecond(0, ticker.nanoTime());
+        }
     }
 
     Quarantine quarantine() {

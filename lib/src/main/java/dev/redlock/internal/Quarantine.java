@@ -6,6 +6,7 @@ import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
+import java.util.random.RandomGenerator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -45,7 +46,16 @@ public final class Quarantine {
     /** The longest TTL this client has used, in milliseconds; at least the configured lease time. */
     private final AtomicLong maxTtlMillis;
 
+    /** Where new incarnation ids come from. */
+    private final RandomGenerator random;
+
     public Quarantine(RedlockConfig config) {
+        this(config, Tokens.SECURE);
+    }
+
+    /** @param random where new incarnation ids come from (a simulation passes a seeded source) */
+    Quarantine(RedlockConfig config, RandomGenerator random) {
+        this.random = random;
         this.config = config;
         this.enabled = config.restartQuarantine();
         this.trustPersistent = config.trustPersistentNodes();
@@ -218,7 +228,7 @@ public final class Quarantine {
             boolean lostNothing = trustPersistent && conn.persistsEveryWrite;
             long sendBy = now + TimeUnit.SECONDS.toNanos(1);
             maintenance.accept(lostNothing ? NodeOp.adoptRunId(markerKey, markerId, connRun, sendBy)
-                    : NodeOp.rotateMarker(markerKey, markerId, connRun, Tokens.next(), sendBy));
+                    : NodeOp.rotateMarker(markerKey, markerId, connRun, Tokens.next(random), sendBy));
             if (!lostNothing) {
                 reason = "it restarted since its data was last known intact (marker run_id " + prefix(markerRun)
                         + ", server " + prefix(connRun) + ")";

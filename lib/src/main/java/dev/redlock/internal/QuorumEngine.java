@@ -9,7 +9,6 @@ import dev.redlock.RedlockConfig;
 import dev.redlock.ReleaseResult;
 import dev.redlock.RoundOutcome;
 import dev.redlock.Ticker;
-import io.github.resilience4j.core.IntervalFunction;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -19,6 +18,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
+import java.util.random.RandomGenerator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -45,15 +45,13 @@ public final class QuorumEngine implements AutoCloseable {
     private final Ticker ticker;
     private final ScheduledExecutorService scheduler;
     private final Executor asyncExecutor;
-    private final IntervalFunction backoff;
+    /** Tokens and jitter: a {@link java.security.SecureRandom} unless a simulation gives a seeded source. */
+    private final RandomGenerator random;
     private final long perNodeTimeoutNanos;
     private final long minValidityNanos;
     private final Watchdog watchdog;
     private final Quarantine quarantine;
     private final FencingRepair repair;
-    /** Delays between retries of a release a node did not answer: 50 ms doubling with jitter, at most 1 s. */
-    private static final IntervalFunction RELEASE_RETRY = IntervalFunction.ofExponentialRandomBackoff(
-            java.time.Duration.ofMillis(50), 2.0, 0.5, java.time.Duration.ofSeconds(1));
     private final java.util.concurrent.atomic.AtomicLong lastWarn =
             new java.util.concurrent.atomic.AtomicLong(System.nanoTime() - TimeUnit.SECONDS.toNanos(2));
     /** Asynchronous acquisitions sleeping between rounds; failed by {@link #close()} so none waits forever. */
@@ -72,8 +70,19 @@ public final class QuorumEngine implements AutoCloseable {
     /** @param threadPrefix the name prefix of the threads this engine starts (the fencing counter repair) */
     public QuorumEngine(RedlockConfig config, List<? extends NodeClient> nodes, ScheduledExecutorService scheduler,
             Quarantine quarantine, String threadPrefix) {
+        this(config, nodes, scheduler, quarantine, Tokens.SECURE,
+                new FencingRepair(config, quarantine, threadPrefix + "repair"));
+    }
+
+    /**
+     * The engine with its random source and fencing repair given: a deterministic simulation passes a seeded source
+     * (tokens, retry jitter) and a repair that reaches its simulated nodes, so that one seed replays exactly.
+     */
+    QuorumEngine(RedlockConfig config, List<? extends NodeClient> nodes, ScheduledExecutorService scheduler,
+            Quarantine quarantine, RandomGenerator random, FencingRepair repair) {
         this.quarantine = quarantine;
-        this.repair = new FencingRepair(config, quarantine, threadPrefix + "repair");
+        this.random = random;
+        this.repair = repair;
         this.config = config;
         this.nodes = List.copyOf(nodes);
         List<String> n = new ArrayList<>(nodes.size());
@@ -92,10 +101,6 @@ public final class QuorumEngine implements AutoCloseable {
                 task.run();
             }
         };
-        long delayMs = config.retryDelay().toMillis();
-        this.backoff = config.retryJitter() == 0
-                ? IntervalFunction.of(delayMs)
-                : IntervalFunction.ofRandomized(delayMs, Math.min(config.retryJitter(), 0.999));
         this.perNodeTimeoutNanos = config.perNodeTimeout().toNanos();
         this.minValidityNanos = config.minValidity().toNanos();
         this.watchdog = new Watchdog(this);
@@ -187,7 +192,7 @@ public final class QuorumEngine implements AutoCloseable {
 
     /** One round (two for a fenced lock) on the caller's thread; the lease it wins is not watched yet. */
     private Attempt roundSync(LockRef ref, long ttlMillis, boolean interruptible) {
-        String token = Tokens.next();
+        String token = Tokens.next(random);
         long t1 = ticker.nanoTime();
         Round round = acquireRound(ref, t1).waitingThread(Thread.currentThread());
         submitAcquire(round, ref, token, ttlMillis, t1 + perNodeTimeoutNanos);
@@ -351,8 +356,24 @@ public final class QuorumEngine implements AutoCloseable {
         }
     }
 
+    /** The delay before acquire round {@code attempt + 1}: the retry delay, spread by the jitter factor. */
     private long nextDelayNanos(int attempt) {
-        return TimeUnit.MILLISECONDS.toNanos(backoff.apply(attempt));
+        return jittered(TimeUnit.MILLISECONDS.toNanos(config.retryDelay().toMillis()),
+                Math.min(config.retryJitter(), 0.999));
+    }
+
+    /** Delays between retries of a release a node did not answer: 50 ms doubling, spread by half, at most 1 s. */
+    private long releaseRetryNanos(int attempt) {
+        long ms = Math.min(1_000, 50L << Math.min(attempt - 1, 5));
+        return jittered(TimeUnit.MILLISECONDS.toNanos(ms), 0.5);
+    }
+
+    /**
+     * {@code base} spread uniformly over {@code base * (1 ± factor)}, as resilience4j's randomized intervals are, but
+     * drawn from this engine's random source rather than {@code Math.random()}, so that a simulated run replays.
+     */
+    private long jittered(long base, double factor) {
+        return factor == 0 ? base : (long) (base * (1 - factor + 2 * factor * random.nextDouble()));
     }
 
     /**
@@ -423,7 +444,7 @@ public final class QuorumEngine implements AutoCloseable {
                 return;
             }
             rounds++;
-            token = Tokens.next();
+            token = Tokens.next(random);
             long t1 = ticker.nanoTime();
             Round round = acquireRound(ref, t1).listener(this);
             try {
@@ -774,7 +795,7 @@ public final class QuorumEngine implements AutoCloseable {
         if (closed || !worthRetrying(keyExpiryNanos, ttlMillis, after)) {
             return;
         }
-        long delay = TimeUnit.MILLISECONDS.toNanos(RELEASE_RETRY.apply(attempt));
+        long delay = releaseRetryNanos(attempt);
         schedule(() -> {
             if (closed) {
                 return;

@@ -2,20 +2,25 @@ package dev.redlock.internal;
 
 import java.security.SecureRandom;
 import java.util.HexFormat;
+import java.util.random.RandomGenerator;
 
 /** Owner tokens: 128 bits from {@link SecureRandom}, hex encoded. Unique per acquisition round. */
 public final class Tokens {
 
-    private static final SecureRandom RANDOM = new SecureRandom();
+    /** The default random source of a client: tokens must not be guessable by another client. Thread-safe. */
+    static final SecureRandom SECURE = new SecureRandom();
     private static final HexFormat HEX = HexFormat.of();
 
     private Tokens() {
     }
 
     public static String next() {
-        byte[] bytes = new byte[16];
-        RANDOM.nextBytes(bytes);
-        return HEX.formatHex(bytes);
+        return next(SECURE);
+    }
+
+    /** A token of 128 bits drawn from {@code random} (a simulation passes a seeded one, so a run replays). */
+    static String next(RandomGenerator random) {
+        return HEX.toHexDigits(random.nextLong()) + HEX.toHexDigits(random.nextLong());
     }
 
     /** The part of a token that is safe to log: enough to correlate, too little to release someone's lock. */
