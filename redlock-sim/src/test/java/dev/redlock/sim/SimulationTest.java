@@ -1,0 +1,167 @@
+package dev.redlock.sim;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The real engine against seeded simulated clusters. Inside the assumptions every seed must pass every checker;
+ * outside them (negative controls) the same checkers must report violations within the first thousand seeds.
+ *
+ * <p>{@code -Dsim.seeds} sets how many seeds the inside configurations share (default 10,000), {@code -Dsim.base} the
+ * first seed ({@code random} for a fresh one, printed); {@code -Dsim.config=NAME -Dsim.seed=N} replays one run, and
+ * {@code -Dsim.trace=true} prints every message and fault of it.
+ */
+class SimulationTest {
+
+    private static final List<SimConfig> INSIDE = List.of(SimConfig.FAULTS, SimConfig.TRUSTED_PERSISTENCE);
+    private static final List<SimConfig> OUTSIDE = List.of(SimConfig.DRIFT_BEYOND_FACTOR, SimConfig.NO_QUARANTINE,
+            SimConfig.MAJORITY_LOSS);
+
+    private static String property(String name) {
+        String v = System.getProperty(name);
+        return v == null || v.isBlank() ? null : v.trim();
+    }
+
+    private static boolean replaying() {
+        return property("sim.seed") != null;
+    }
+
+    private static long base() {
+        String b = property("sim.base");
+        if (b == null) {
+            return 1;
+        }
+        return b.equals("random") ? new java.security.SecureRandom().nextLong() & Long.MAX_VALUE : Long.parseLong(b);
+    }
+
+    /** Runs seeds [from, from + count) of {@code config} on every core; stops early if {@code stopAtFirst}. */
+    private static List<Simulation.Result> runSeeds(SimConfig config, long from, int count, boolean stopAtFirst)
+            throws Exception {
+        int threads = Math.max(1, Runtime.getRuntime().availableProcessors());
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        AtomicBoolean stop = new AtomicBoolean();
+        List<Future<List<Simulation.Result>>> parts = new ArrayList<>();
+        try {
+            for (int t = 0; t < threads; t++) {
+                int part = t;
+                parts.add(pool.submit(() -> {
+                    List<Simulation.Result> out = new ArrayList<>();
+                    for (int i = part; i < count && !stop.get(); i += threads) {
+                        Simulation.Result r = Simulation.run(config, from + i);
+                        out.add(r);
+                        if (!r.ok() && stopAtFirst) {
+                            stop.set(true);
+                        }
+                    }
+                    return out;
+                }));
+            }
+            List<Simulation.Result> all = new ArrayList<>();
+            for (Future<List<Simulation.Result>> f : parts) {
+                all.addAll(f.get());
+            }
+            all.sort((a, b) -> Long.compare(a.seed(), b.seed()));
+            return all;
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    private static long violations(List<Simulation.Result> results) {
+        return results.stream().filter(r -> !r.ok()).count();
+    }
+
+    @Test
+    void insideTheAssumptionsNoSeedViolatesAnything() throws Exception {
+        Assumptions.assumeFalse(replaying(), "replaying one seed");
+        int seeds = Integer.parseInt(property("sim.seeds") == null ? "10000" : property("sim.seeds"));
+        long base = base();
+        System.out.println("simulation: base seed " + base + ", " + seeds + " seeds over " + INSIDE.size()
+                + " configurations");
+        List<String> failures = new ArrayList<>();
+        for (int c = 0; c < INSIDE.size(); c++) {
+            SimConfig config = INSIDE.get(c);
+            int count = seeds / INSIDE.size() + (c < seeds % INSIDE.size() ? 1 : 0);
+            long started = System.nanoTime();
+            List<Simulation.Result> results = runSeeds(config, base + (long) c * 1_000_000_000L, count, false);
+            long events = results.stream().mapToLong(Simulation.Result::events).sum();
+            long simulated = results.stream().mapToLong(Simulation.Result::simulatedNanos).sum();
+            int acquired = results.stream().mapToInt(Simulation.Result::acquisitions).sum();
+            System.out.println("simulation: " + config.name() + ": " + results.size() + " seeds, "
+                    + violations(results) + " violations");
+            System.out.printf("  %,d events, %,d leases, %,d simulated seconds in %.1f s%n", events, acquired,
+                    simulated / 1_000_000_000L, (System.nanoTime() - started) / 1e9);
+            for (Simulation.Result r : results) {
+                if (!r.ok() && failures.size() < 10) {
+                    failures.add(describe(r));
+                }
+            }
+        }
+        if (!failures.isEmpty()) {
+            fail(String.join("\n", failures));
+        }
+    }
+
+    @Test
+    void outsideTheAssumptionsTheCheckersSeeViolations() throws Exception {
+        Assumptions.assumeFalse(replaying(), "replaying one seed");
+        List<String> blind = new ArrayList<>();
+        for (SimConfig config : OUTSIDE) {
+            List<Simulation.Result> results = runSeeds(config, 1, 1_000, true);
+            long bad = violations(results);
+            System.out.println("simulation: " + config.name() + ": " + results.size() + " seeds, " + bad
+                    + " violations");
+            results.stream().filter(r -> !r.ok()).findFirst().ifPresent(r -> System.out.println("  first: "
+                    + describe(r)));
+            if (bad == 0) {
+                blind.add(config.name());
+            }
+        }
+        assertTrue(blind.isEmpty(), "no violation found outside the assumptions in 1,000 seeds of " + blind);
+    }
+
+    @Test
+    void oneSeedReplaysExactly() {
+        Assumptions.assumeFalse(replaying(), "replaying one seed");
+        for (long seed = 7; seed < 10; seed++) {
+            Simulation.Result a = Simulation.run(SimConfig.FAULTS, seed);
+            Simulation.Result b = Simulation.run(SimConfig.FAULTS, seed);
+            assertEquals(a.events(), b.events(), "events of seed " + seed);
+            assertEquals(a.acquisitions(), b.acquisitions(), "leases of seed " + seed);
+            assertEquals(a.checks().toString(), b.checks().toString(), "checks of seed " + seed);
+        }
+    }
+
+    @Test
+    void replay() {
+        Assumptions.assumeTrue(replaying(), "set -Dsim.seed=N (and -Dsim.config=NAME) to replay one run");
+        SimConfig config = SimConfig.named(property("sim.config") == null ? "faults" : property("sim.config"));
+        List<String> trace = new ArrayList<>();
+        Simulation.Result r = Simulation.run(config, Long.parseLong(property("sim.seed")),
+                Boolean.getBoolean("sim.trace") ? trace::add : null);
+        trace.forEach(System.out::println);
+        System.out.println(describe(r));
+        r.checks().forEach(c -> System.out.println("  " + c));
+        assertTrue(r.ok() || !config.insideAssumptions(), describe(r));
+    }
+
+    private static String describe(Simulation.Result r) {
+        StringBuilder b = new StringBuilder("seed " + r.seed() + " of " + r.config().name() + ": "
+                + r.violations().size() + " violation(s), " + r.acquisitions() + " leases, " + r.events()
+                + " events; replay: " + Simulation.replayLine(r.config(), r.seed()));
+        for (String v : r.violations().subList(0, Math.min(5, r.violations().size()))) {
+            b.append("\n    ").append(v);
+        }
+        return b.toString();
+    }
+}
