@@ -31,14 +31,39 @@ class CancellationTest extends RedisBackedTest {
                 .until(() -> nodesWithKey(key) == 0);
     }
 
+    /** Lock {@code name}, taken for 10 s by another client, so that an acquisition has to wait. */
+    private Lease heldByAnotherClient(String name) throws InterruptedException {
+        return client().redLock(name).tryAcquire(Duration.ZERO, Duration.ofSeconds(10)).orElseThrow();
+    }
+
+    /** How many scripts node {@code i} has run (every round sends one acquire script to every node). */
+    private static long scriptCalls(int i) {
+        try (Jedis admin = node(i).client()) {
+            long calls = 0;
+            for (String line : admin.info("commandstats").split("\r?\n")) {
+                if (line.startsWith("cmdstat_evalsha:") || line.startsWith("cmdstat_eval:")) {
+                    int at = line.indexOf("calls=") + "calls=".length();
+                    calls += Long.parseLong(line.substring(at, line.indexOf(',', at)));
+                }
+            }
+            return calls;
+        }
+    }
+
+    /** Waits until node {@code i} has run at least {@code rounds} more scripts than {@code before}. */
+    private static void awaitRounds(int i, long before, int rounds) {
+        await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(5))
+                .until(() -> scriptCalls(i) >= before + rounds);
+    }
+
     @Test
     void cancellingAWaitingAcquisitionStopsItsRounds() throws Exception {
         String name = uniqueName("cancel-waiting");
-        RedlockClient blocker = client();
-        Lease held = blocker.redLock(name).tryAcquire(Duration.ZERO, Duration.ofSeconds(10)).orElseThrow();
+        Lease held = heldByAnotherClient(name);
         RedlockClient c = client();
+        long before = scriptCalls(0);
         CompletableFuture<Optional<Lease>> waiting = c.redLock(name).tryAcquireAsync(Duration.ofSeconds(20));
-        Thread.sleep(50); // let it lose a round or two
+        awaitRounds(0, before, 2); // it lost a round or two
         assertTrue(waiting.cancel(true));
         held.release();
         assertStaysFree(held.key());
@@ -60,8 +85,7 @@ class CancellationTest extends RedisBackedTest {
     @Test
     void aTimedOutFutureStopsTheAcquisitionToo() throws Exception {
         String name = uniqueName("cancel-timeout");
-        RedlockClient blocker = client();
-        Lease held = blocker.redLock(name).tryAcquire(Duration.ZERO, Duration.ofSeconds(10)).orElseThrow();
+        Lease held = heldByAnotherClient(name);
         RedlockClient c = client();
         CompletableFuture<AcquireResult> waiting = c.redLock(name).attemptAsync(Duration.ofSeconds(20))
                 .orTimeout(50, TimeUnit.MILLISECONDS);
@@ -74,14 +98,14 @@ class CancellationTest extends RedisBackedTest {
     @Test
     void interruptingABlockingAcquireStopsIt() throws Exception {
         String name = uniqueName("interrupt-waiting");
-        RedlockClient blocker = client();
-        Lease held = blocker.redLock(name).tryAcquire(Duration.ZERO, Duration.ofSeconds(10)).orElseThrow();
+        Lease held = heldByAnotherClient(name);
         RedlockClient c = client();
         QuorumLock lock = c.redLock(name);
         ExecutorService pool = Executors.newSingleThreadExecutor();
         try {
+            long before = scriptCalls(0);
             Future<Boolean> call = pool.submit(() -> lock.tryLock(20, TimeUnit.SECONDS));
-            Thread.sleep(50);
+            awaitRounds(0, before, 2); // it lost a round or two
             call.cancel(true); // interrupts the waiting thread
             held.release();
             assertStaysFree(held.key());
@@ -110,7 +134,10 @@ class CancellationTest extends RedisBackedTest {
             }
         });
         caller.start();
-        Thread.sleep(100);
+        // The caller parks once its round is submitted: it then waits for the paused nodes' answers.
+        await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(1))
+                .until(() -> caller.getState() == Thread.State.TIMED_WAITING
+                        || caller.getState() == Thread.State.WAITING || outcome.isDone());
         caller.interrupt();
         Object result = outcome.get(5, TimeUnit.SECONDS);
         assertInstanceOf(InterruptedException.class, result,

@@ -7,7 +7,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ExecutorService;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -269,7 +269,7 @@ final class FencingRepair implements AutoCloseable {
     private static final class Connections implements Transport {
         private final RedlockConfig config;
         private final String threadName;
-        private ExecutorService executor;
+        private ScheduledExecutorService executor;
         private boolean closed;
 
         Connections(RedlockConfig config, String threadName) {
@@ -283,21 +283,13 @@ final class FencingRepair implements AutoCloseable {
                 throw new RejectedExecutionException("closed");
             }
             if (executor == null) {
-                executor = Executors.newSingleThreadExecutor(r -> {
+                executor = Executors.newSingleThreadScheduledExecutor(r -> {
                     Thread t = new Thread(r, threadName);
                     t.setDaemon(true);
                     return t;
                 });
             }
-            executor.execute(() -> {
-                try {
-                    TimeUnit.NANOSECONDS.sleep(delayNanos);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt(); // closing
-                    return;
-                }
-                pass.run();
-            });
+            executor.schedule(pass, delayNanos, TimeUnit.NANOSECONDS);
         }
 
         @Override
@@ -324,7 +316,7 @@ final class FencingRepair implements AutoCloseable {
 
         @Override
         public void close() {
-            ExecutorService e;
+            ScheduledExecutorService e;
             synchronized (this) {
                 closed = true;
                 e = executor;

@@ -90,13 +90,12 @@ public final class SimEngine {
                                         server.scan(((ScanParams) args[1]).match(), (String) args[2]));
                             case "evalsha":
                             case "eval": {
-                                String source = method.getName().equals("eval") ? (String) args[0]
-                                        : sourceOf((String) args[0]);
+                                LuaScript script = SimNodeClient.script((String) args[0]);
                                 @SuppressWarnings("unchecked")
                                 List<String> keys = (List<String>) args[1];
                                 @SuppressWarnings("unchecked")
                                 List<String> argv = (List<String>) args[2];
-                                return server.eval(nameOf(source), source, keys, argv);
+                                return server.eval(script.name(), script.source(), keys, argv);
                             }
                             default:
                                 throw new UnsupportedOperationException(method.getName() + " in a simulated repair");
@@ -105,18 +104,5 @@ public final class SimEngine {
                         throw new redis.clients.jedis.exceptions.JedisDataException(e.getMessage());
                     }
                 });
-    }
-
-    private static String sourceOf(String sha) {
-        for (LuaScript s : List.of(LuaScript.MARKER, LuaScript.REPAIR)) {
-            if (s.sha1().equals(sha)) {
-                return s.source();
-            }
-        }
-        throw new redis.clients.jedis.exceptions.JedisDataException("NOSCRIPT No matching script.");
-    }
-
-    private static String nameOf(String source) {
-        return source.equals(LuaScript.REPAIR.source()) ? "repair.lua" : "marker.lua";
     }
 }

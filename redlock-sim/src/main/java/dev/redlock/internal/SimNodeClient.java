@@ -210,11 +210,29 @@ public final class SimNodeClient implements NodeClient {
     }
 
     private Object run(String[] args) {
-        String source = sourceOf(args);
+        LuaScript script = script(args[1]);
         int keys = Integer.parseInt(args[2]);
         List<String> all = Arrays.asList(args);
-        return wire(server.eval(scriptName(args[1]), source, all.subList(3, 3 + keys),
+        return wire(server.eval(script.name(), script.source(), all.subList(3, 3 + keys),
                 all.subList(3 + keys, all.size())));
+    }
+
+    private static final List<LuaScript> SCRIPTS = List.of(LuaScript.ACQUIRE, LuaScript.RELEASE, LuaScript.EXTEND,
+            LuaScript.FENCE, LuaScript.MARKER, LuaScript.REPAIR);
+
+    /**
+     * The library script an {@code EVALSHA} names by SHA-1 (or an {@code EVAL} by source): a simulated server has
+     * every script loaded.
+     *
+     * @throws SimRedis.ErrorReply NOSCRIPT for anything else
+     */
+    static LuaScript script(String shaOrSource) {
+        for (LuaScript s : SCRIPTS) {
+            if (s.sha1().equals(shaOrSource) || s.source().equals(shaOrSource)) {
+                return s;
+            }
+        }
+        throw new SimRedis.ErrorReply("NOSCRIPT No matching script. Please use EVAL.");
     }
 
     /** A reply as the RESP parser hands it over: bulk strings as bytes. */
@@ -230,30 +248,6 @@ public final class SimNodeClient implements NodeClient {
             return out;
         }
         return reply;
-    }
-
-    private static String sourceOf(String[] args) {
-        if (args[0].equals("EVAL")) {
-            return args[1];
-        }
-        for (LuaScript s : SCRIPTS) {
-            if (s.sha1().equals(args[1])) {
-                return s.source();
-            }
-        }
-        throw new SimRedis.ErrorReply("NOSCRIPT No matching script. Please use EVAL.");
-    }
-
-    private static final List<LuaScript> SCRIPTS = List.of(LuaScript.ACQUIRE, LuaScript.RELEASE, LuaScript.EXTEND,
-            LuaScript.FENCE, LuaScript.MARKER, LuaScript.REPAIR);
-
-    private static String scriptName(String shaOrSource) {
-        for (LuaScript s : SCRIPTS) {
-            if (s.sha1().equals(shaOrSource) || s.source().equals(shaOrSource)) {
-                return s.name();
-            }
-        }
-        return "";
     }
 
     private void answered(Conn c, NodeOp op, Object reply) {
