@@ -31,7 +31,11 @@ public enum NodeStatus {
     /** The node held this lease's token and deleted the key. */
     RELEASED,
 
-    /** The key was absent on the node: it had expired, or this node never granted it. */
+    /**
+     * The key was absent on the node: it had expired, or this node never granted it. A release also reports it,
+     * without sending anything, for a node the lease's acquire never reached (its circuit breaker was open, or the
+     * command was dropped unsent): nothing of the lease can be there, since extensions only touch an existing key.
+     */
     ALREADY_EXPIRED,
 
     /** The key on the node holds another owner's token; it was left untouched. */

@@ -147,6 +147,41 @@ class NodeIsolationTest extends RedisBackedTest {
                 .until(() -> keys.stream().noneMatch(k -> node(4).exists(k)));
     }
 
+    /**
+     * Once a stalled node's breaker is open, acquires are not sent to it; their releases have nothing to undo there,
+     * so they are answered at once instead of queueing (and being retried) behind the stalled node for the key's TTL.
+     */
+    @Test
+    void aReleaseSendsNothingToANodeItsAcquireNeverReached() throws Exception {
+        RedlockClient c = client(b -> b.perNodeTimeout(Duration.ofMillis(50)).circuitOpenDuration(Duration.ofMinutes(1)));
+        node(4).pause();
+        try {
+            // An acquire's outcomes are those at its decision, which may come before the fifth node was even tried.
+            await().atMost(Duration.ofSeconds(10)).until(() -> {
+                Lease l = c.redLock(uniqueName("open")).tryAcquire(Duration.ofSeconds(1), Duration.ofSeconds(10))
+                        .orElseThrow();
+                l.release();
+                return l.acquisition().nodes().get(4).status() == NodeStatus.CIRCUIT_OPEN;
+            });
+            int skipped = 0;
+            for (int i = 0; i < 50; i++) {
+                Lease lease = c.redLock(uniqueName("open")).tryAcquire(Duration.ofSeconds(1), Duration.ofSeconds(10))
+                        .orElseThrow();
+                boolean refused = lease.acquisition().nodes().get(4).status() == NodeStatus.CIRCUIT_OPEN;
+                ReleaseResult all = lease.release().completion().get(1, TimeUnit.SECONDS);
+                assertEquals(4, all.released(), all::toString);
+                if (all.nodes().get(4).status() == NodeStatus.ALREADY_EXPIRED) {
+                    skipped++;
+                } else {
+                    assertTrue(!refused, () -> "the acquire never reached node 4, yet its release was sent: " + all);
+                }
+            }
+            assertTrue(skipped >= 45, skipped + " of 50 releases skipped the node their acquire never reached");
+        } finally {
+            node(4).resume();
+        }
+    }
+
     @Test
     void closingIsQuickForHealthyNodesAndBoundedForDeadOnes() throws Exception {
         // The library's own defaults (50 ms per-node timeout), not the test settings.

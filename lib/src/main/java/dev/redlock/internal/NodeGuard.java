@@ -126,6 +126,7 @@ final class NodeGuard {
             return true;
         }
         Throwable last = lastFailure;
+        op.neverSent = true;
         op.complete(NodeStatus.CIRCUIT_OPEN, new QuietException.CircuitOpen("circuit breaker of " + name
                 + " is open after repeated failures" + (last == null ? "" : "; last: " + last), last));
         return false;
@@ -161,6 +162,9 @@ final class NodeGuard {
             } else {
                 breaker.onSuccess(took, TimeUnit.NANOSECONDS);
             }
+        }
+        if (op.sentOn == 0 && (error instanceof QuietException.NotSent || error instanceof QuietException.NotConnected)) {
+            op.neverSent = true; // dropped before it was written: it runs nowhere
         }
         if (op.isAcquire() && (status == NodeStatus.GRANTED || status == NodeStatus.TAKEN)) {
             String why = quarantine.judge(identity, op, conn, maintenance);

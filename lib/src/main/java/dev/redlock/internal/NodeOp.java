@@ -53,6 +53,11 @@ public final class NodeOp {
     volatile long sentOn;
     /** Whether a server answered this op (as opposed to a timeout, a lost connection, or no send at all). */
     volatile boolean answered;
+    /**
+     * Set before completion when this op was answered without ever being written: refused by an open breaker, or
+     * dropped unsent at its deadline or at close. It ran on no server, and never will.
+     */
+    volatile boolean neverSent;
 
     // Set by the node client before encoding.
     /** The node's incarnation marker key, or null when restart detection is off. */

@@ -734,8 +734,19 @@ public final class QuorumEngine implements AutoCloseable {
     }
 
     /**
+     * Whether the acquire of {@code acquired} never went out to node {@code i} (refused by the node's open breaker, or
+     * dropped unsent), so the node cannot hold its key: extensions and fencing only touch a key already there. Such
+     * a node needs no release, and no retries of one; under a stalled or dead node, retrying releases it never saw
+     * would cost every acquire a chain of background work for the key's whole TTL.
+     */
+    private static boolean acquireRanNowhere(Round acquired, int i) {
+        NodeOp a = acquired == null ? null : acquired.opOf(i);
+        return a != null && a.neverSent;
+    }
+
+    /**
      * Fire-and-forget release of a failed round on every node that may have applied its SET: all of them except
-     * those whose open circuit breaker kept the SET from being sent. Nobody waits for it.
+     * those the SET never reached. Nobody waits for it.
      */
     private void releaseInBackground(Round failed, String key, String token, long ttlMillis, long keyExpiryNanos) {
         long now = ticker.nanoTime();
@@ -743,12 +754,7 @@ public final class QuorumEngine implements AutoCloseable {
         long sendBy = keyExpiryNanos - (now + perNodeTimeoutNanos) > 0 ? keyExpiryNanos : now + perNodeTimeoutNanos;
         round.allAnswered().thenRun(() -> retryUnconfirmed(round, key, token, ttlMillis, keyExpiryNanos, failed));
         for (int i = 0; i < nodes.size(); i++) {
-            if (failed.statusAtDecision(i) != NodeStatus.CIRCUIT_OPEN) {
-                nodes.get(i).submit(releaseOp(round, i, key, token, ttlMillis, sendBy, failed));
-            } else {
-                // Never sent its acquire: nothing to undo there.
-                round.onReply(i, NodeStatus.ALREADY_EXPIRED, null, null);
-            }
+            submitReleaseOp(round, i, key, token, ttlMillis, sendBy, failed);
         }
         round.endSubmit();
     }
@@ -824,19 +830,22 @@ public final class QuorumEngine implements AutoCloseable {
      * that has since been dropped, unanswered, it may still run after this release (a stalled node serves its sockets
      * in any order), so the node client makes the release leave a tombstone that turns the late acquire into a no-op.
      */
-    private static NodeOp releaseOp(Round round, int i, String key, String token, long ttlMillis, long sendBy,
+    private void submitReleaseOp(Round round, int i, String key, String token, long ttlMillis, long sendBy,
             Round acquired) {
+        if (acquireRanNowhere(acquired, i)) {
+            round.onReply(i, NodeStatus.ALREADY_EXPIRED, null, null); // nothing of ours there to undo
+            return;
+        }
         NodeOp op = round.op(i, key, token, ttlMillis, sendBy);
         op.after = acquired == null ? null : acquired.opOf(i);
-        return op;
+        nodes.get(i).submit(op);
     }
 
     private void submitRelease(Round round, DefaultLease lease, long sendBy) {
         round.allAnswered().thenRun(() -> retryUnconfirmed(round, lease.key(), lease.token(), lease.ttlMillis(),
                 lease.keyExpiryNanos(), lease.acquireRound()));
         for (int i = 0; i < nodes.size(); i++) {
-            nodes.get(i).submit(releaseOp(round, i, lease.key(), lease.token(), lease.ttlMillis(), sendBy,
-                    lease.acquireRound()));
+            submitReleaseOp(round, i, lease.key(), lease.token(), lease.ttlMillis(), sendBy, lease.acquireRound());
         }
         round.endSubmit();
     }
