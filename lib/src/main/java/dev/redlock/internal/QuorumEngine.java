@@ -550,6 +550,7 @@ public final class QuorumEngine implements AutoCloseable {
         Round round = new Round(NodeOp.Kind.EXTEND, names, lease.policy().required(nodes.size()), t1, ticker)
                 .waitingThread(Thread.currentThread());
         long waitUntil = earlier(t1 + perNodeTimeoutNanos, oldDeadline);
+        mayApplyFromNow(lease, seq, t1, ttlMillis);
         submitExtend(round, lease, ttlMillis, seq, waitUntil);
         round.await(waitUntil);
         return evaluateExtend(lease, round, ttlMillis, oldDeadline, seq);
@@ -576,7 +577,17 @@ public final class QuorumEngine implements AutoCloseable {
             done.accept(evaluateExtend(lease, r, ttlMillis, oldDeadline, seq));
         });
         timer[0] = schedule(round::expire, waitUntil - t1);
+        mayApplyFromNow(lease, seq, t1, ttlMillis);
         submitExtend(round, lease, ttlMillis, seq, waitUntil);
+    }
+
+    /**
+     * An extension about to be sent may be applied by any node from the moment it leaves, whatever its round decides
+     * and however late (the holder may pause before the decision): so a shorter one caps the deadline now, at what
+     * the nodes may then hold. A confirmed round sets the deadline from its own outcome.
+     */
+    private void mayApplyFromNow(DefaultLease lease, long seq, long t1, long ttlMillis) {
+        lease.extensionUnconfirmed(seq, t1, ttlMillis, config.driftNanos(TimeUnit.MILLISECONDS.toNanos(ttlMillis)));
     }
 
     /** Extension {@code seq} of the lease on every node; a node ignores it once a newer one ran there. */
