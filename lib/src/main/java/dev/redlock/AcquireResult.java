@@ -64,6 +64,16 @@ public final class AcquireResult {
     }
 
     /**
+     * For a failed acquisition refused by another owner: how long, at the latest, until its keys expire on enough
+     * nodes for a quorum, as the last round's nodes reported it. See {@link RoundOutcome#holderTtl()}.
+     *
+     * @return the holder's remaining TTL, or empty when acquired or when no holder refused the last round
+     */
+    public Optional<java.time.Duration> holderTtl() {
+        return lastRound.holderTtl();
+    }
+
+    /**
      * Returns how many rounds ran within the wait budget.
      *
      * @return at least 1

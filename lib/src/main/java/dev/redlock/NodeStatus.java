@@ -33,8 +33,9 @@ public enum NodeStatus {
 
     /**
      * The key was absent on the node: it had expired, or this node never granted it. A release also reports it,
-     * without sending anything, for a node the lease's acquire never reached (its circuit breaker was open, or the
-     * command was dropped unsent): nothing of the lease can be there, since extensions only touch an existing key.
+     * without sending anything, for a node whose acquire never ran there (its circuit breaker was open, or the
+     * command was dropped unsent) or refused it ({@link #TAKEN}): nothing of the lease can be there, since
+     * extensions only touch an existing key.
      */
     ALREADY_EXPIRED,
 

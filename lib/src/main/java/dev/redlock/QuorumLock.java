@@ -37,7 +37,11 @@ import org.slf4j.LoggerFactory;
  * {@link #lockInterruptibly()} wait through both contention and node failures.
  *
  * <p>Waiting works by rounds: each round asks every node in parallel and takes at most one per-node timeout; between
- * rounds the caller sleeps a random delay ({@link RedlockConfig#retryDelay()}, {@link RedlockConfig#retryJitter()}).
+ * rounds the caller sleeps a random delay ({@link RedlockConfig#retryDelay()}, {@link RedlockConfig#retryJitter()}),
+ * never past the refusing holder's remaining TTL ({@link AcquireResult#holderTtl()}), and is woken earlier when the
+ * lock is released ({@link RedlockConfig.Builder#releaseNotifications(boolean)}): one waiter of this client per
+ * release, the one waiting longest. A new acquisition with a wait budget queues behind the waiters this client already
+ * has for the lock.
  *
  * <p>Thread-safe. Instances are cheap; all instances for the same name and policy from one client share the hold
  * state.

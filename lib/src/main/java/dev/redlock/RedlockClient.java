@@ -66,6 +66,7 @@ public final class RedlockClient implements AutoCloseable {
         Quarantine quarantine = new Quarantine(config);
         this.nodes = new NodeClients(config, prefix, quarantine);
         this.engine = new QuorumEngine(config, nodes.nodes(), scheduler, quarantine, prefix);
+        engine.listen(nodes);
         nodes.start();
         LOG.debug("started Redlock client over {} node(s): {}", nodes.nodes().size(), config.nodeNames());
     }

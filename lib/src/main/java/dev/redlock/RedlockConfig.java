@@ -122,6 +122,7 @@ public final class RedlockConfig {
     private final int maxReplyBytes;
     private final Set<String> unverifiedIdentity;
     private final boolean checkTopology;
+    private final boolean releaseNotifications;
     private final boolean strictTopology;
     private final Ticker ticker;
     private final Executor asyncExecutor;
@@ -146,6 +147,7 @@ public final class RedlockConfig {
         this.maxReplyBytes = b.maxReplyBytes;
         this.unverifiedIdentity = Set.copyOf(b.unverifiedIdentity);
         this.checkTopology = b.checkTopology;
+        this.releaseNotifications = b.releaseNotifications;
         this.strictTopology = b.strictTopology;
         this.ticker = b.ticker;
         this.asyncExecutor = b.asyncExecutor;
@@ -186,6 +188,7 @@ public final class RedlockConfig {
         b.maxReplyBytes = maxReplyBytes;
         b.unverifiedIdentity.addAll(unverifiedIdentity);
         b.checkTopology = checkTopology;
+        b.releaseNotifications = releaseNotifications;
         b.strictTopology = strictTopology;
         b.ticker = ticker;
         b.asyncExecutor = asyncExecutor;
@@ -383,6 +386,16 @@ public final class RedlockConfig {
     }
 
     /**
+     * Returns whether waiters are woken by release notifications. Default true. See
+     * {@link Builder#releaseNotifications(boolean)}.
+     *
+     * @return true if waiting acquisitions listen for releases
+     */
+    public boolean releaseNotifications() {
+        return releaseNotifications;
+    }
+
+    /**
      * Returns whether the client inspects the nodes when it is created (duplicates, replicas, eviction policy,
      * persistence) and logs what it finds. Default true.
      *
@@ -490,6 +503,7 @@ public final class RedlockConfig {
         private int maxReplyBytes = DEFAULT_MAX_REPLY_BYTES;
         private final Set<String> unverifiedIdentity = new LinkedHashSet<>();
         private boolean checkTopology = true;
+        private boolean releaseNotifications = true;
         private boolean strictTopology;
         private Ticker ticker = Ticker.system();
         private Executor asyncExecutor = ForkJoinPool.commonPool();
@@ -827,6 +841,27 @@ public final class RedlockConfig {
                 }
                 unverifiedIdentity.add(name);
             }
+            return this;
+        }
+
+        /**
+         * Sets whether waiting acquisitions are woken when the lock they wait for is released, rather than only at
+         * their next retry. Default true.
+         *
+         * <p>A release that deletes the key publishes on a channel named after the key (from the release script, in
+         * the same round trip). While some acquisition of this client waits for a key, the client listens to that
+         * channel on every node given by URI without TLS, over one subscriber connection per node for all keys,
+         * opened when the first acquisition waits. A release of this client wakes its waiters directly. Each release
+         * wakes one waiter of the key per client, the one waiting longest, so a release costs one retry however
+         * many threads wait. Waiters still retry no later than {@link #retryDelay(Duration)} (and no later than
+         * the holder's remaining TTL), so a lost notification, a node whose subscription is down or restarting, a
+         * TLS node or a node given as a Jedis client costs at most one retry delay. Off, waiters poll as before.
+         *
+         * @param notify whether to listen for releases
+         * @return this builder
+         */
+        public Builder releaseNotifications(boolean notify) {
+            this.releaseNotifications = notify;
             return this;
         }
 

@@ -2,6 +2,7 @@ package dev.redlock;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * The result of one acquire round: one {@link NodeOutcome} per configured node, the vote count, how long the round
@@ -148,6 +149,34 @@ public final class RoundOutcome {
      */
     public FailureReason reason() {
         return reason;
+    }
+
+    /**
+     * For a round refused because other owners hold the key: when, at the latest, enough of their keys will have
+     * expired for the round's quorum to be possible, counted from the moment the nodes answered. That is the
+     * {@code k}-th shortest {@link NodeOutcome#holderTtl() holder TTL} of the refusing nodes, where {@code k} is how
+     * many of them must free up. An owner that releases earlier frees the lock earlier; one that extends, later. A
+     * waiter that gets no release notification sleeps no longer than this.
+     *
+     * @return the time until the refusing holders' keys expire; empty when the round was not refused by holders (it
+     *     succeeded, or failed for unavailable nodes), or a holder's key it depends on has no TTL
+     */
+    public Optional<Duration> holderTtl() {
+        int taken = 0;
+        long[] ttls = new long[nodes.size()];
+        for (NodeOutcome o : nodes) {
+            if (o.status() == NodeStatus.TAKEN) {
+                ttls[taken++] = o.holderTtl().map(Duration::toMillis).orElse(Long.MAX_VALUE);
+            }
+        }
+        int mustExpire = required - (nodes.size() - taken);
+        if (taken == 0 || mustExpire <= 0 || succeeded()) {
+            return Optional.empty();
+        }
+        long[] refusing = java.util.Arrays.copyOf(ttls, taken);
+        java.util.Arrays.sort(refusing);
+        long ms = refusing[Math.min(mustExpire, taken) - 1];
+        return ms == Long.MAX_VALUE ? Optional.empty() : Optional.of(Duration.ofMillis(ms));
     }
 
     private int count(NodeStatus status) {

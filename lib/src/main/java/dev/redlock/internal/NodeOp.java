@@ -72,6 +72,8 @@ public final class NodeOp {
     long value = -1;
     /** Whether the counter may be trusted in a fencing read, as the node's script judged it. */
     boolean counterValid;
+    /** A refused acquire: the holder's key's remaining TTL on the node in ms (-1 none, -2 gone); -1 before a reply. */
+    long holderTtlMillis = -1;
     /** Whether the node's fencing counters are intact (never lost since the cluster's counters started). */
     boolean intact;
     /** The node's marker, when the reply carried it (it differed from what the client named); null otherwise. */
@@ -258,16 +260,23 @@ public final class NodeOp {
                 // Plain, and the marker is as the client named it: nothing else to learn.
                 return granted((Long) reply);
             }
-            if (reply instanceof List && (((List<?>) reply).size() == 4 || ((List<?>) reply).size() == 7)) {
+            if (reply instanceof List && ((List<?>) reply).size() == 2) {
+                // Plain and refused: the holder's remaining TTL comes with the refusal.
+                List<?> r = (List<?>) reply;
+                holderTtlMillis = number(r.get(1));
+                return granted(number(r.get(0)));
+            }
+            if (reply instanceof List && (((List<?>) reply).size() == 5 || ((List<?>) reply).size() == 8)) {
                 List<?> r = (List<?>) reply;
                 value = number(r.get(1));
                 counterValid = number(r.get(2)) == 1;
                 intact = number(r.get(3)) == 1;
-                if (r.size() == 7) {
+                if (r.size() == 8) {
                     replyMarkerId = text(r.get(4));
                     replyMarkerRun = text(r.get(5));
                     replyMarkerAgeMillis = number(r.get(6));
                 }
+                holderTtlMillis = number(r.get(r.size() - 1));
                 return granted(number(r.get(0)));
             }
             throw new IllegalStateException("unexpected reply to " + kind + ": " + describe(reply));

@@ -56,6 +56,10 @@ public final class QuorumEngine implements AutoCloseable {
             new java.util.concurrent.atomic.AtomicLong(System.nanoTime() - TimeUnit.SECONDS.toNanos(2));
     /** Asynchronous acquisitions sleeping between rounds; failed by {@link #close()} so none waits forever. */
     private final java.util.Set<AsyncAcquisition> betweenRounds = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    /** Acquisitions waiting for a lock, woken by releases; null when release notifications are off. */
+    private final WaitRoom waitRoom;
+    /** Where the waited-for keys are subscribed; set once by {@link #listen}. */
+    private volatile WaitRoom.Subscriptions subscriptions = WaitRoom.Subscriptions.NONE;
     private volatile boolean closed;
 
     public QuorumEngine(RedlockConfig config, List<? extends NodeClient> nodes, ScheduledExecutorService scheduler) {
@@ -104,6 +108,32 @@ public final class QuorumEngine implements AutoCloseable {
         this.perNodeTimeoutNanos = config.perNodeTimeout().toNanos();
         this.minValidityNanos = config.minValidity().toNanos();
         this.watchdog = new Watchdog(this);
+        this.waitRoom = config.releaseNotifications() ? new WaitRoom(new WaitRoom.Subscriptions() {
+            @Override
+            public void subscribe(String key) {
+                subscriptions.subscribe(key);
+            }
+
+            @Override
+            public void unsubscribe(String key) {
+                subscriptions.unsubscribe(key);
+            }
+        }) : null;
+    }
+
+    /**
+     * Wakes waiters on the nodes' release notifications as well as on this client's own releases (when release
+     * notifications are on). Call once, before the first acquisition.
+     */
+    public void listen(NodeClients clients) {
+        if (waitRoom != null) {
+            subscriptions = clients.listen(waitRoom::released);
+        }
+    }
+
+    /** How many lock keys have waiters now (0 once every acquisition has ended). */
+    int waitingKeys() {
+        return waitRoom == null ? 0 : waitRoom.keys();
     }
 
     public RedlockConfig config() {
@@ -145,13 +175,24 @@ public final class QuorumEngine implements AutoCloseable {
         boolean forever = waitNanos == FOREVER;
         long deadline = ticker.nanoTime() + (forever ? 0 : waitNanos);
         boolean interrupted = false;
+        boolean won = false;
+        WaitRoom.Waiter waiter = null;
         quarantine.observeTtl(ttlMillis);
         try {
+            if (waitRoom != null && waitNanos > 0 && waitRoom.hasWaiters(ref.key())) {
+                // Others of this client already wait for this lock: queue behind them rather than overtake them.
+                waiter = waitRoom.joinAsThread(ref.key());
+                interrupted = sleep(ref, waiter, Math.min(queuedDelay(waiter, 1), forever ? Long.MAX_VALUE
+                        : Math.max(0, deadline - ticker.nanoTime())), interruptible);
+            }
             for (int rounds = 1; ; rounds++) {
                 if (interruptible && Thread.interrupted()) {
                     throw new InterruptedException("interrupted while acquiring lock '" + ref.name() + "'");
                 }
                 ensureOpen();
+                if (waiter != null) {
+                    waitRoom.consumeSignal(waiter); // this round answers it; a release during the round signals anew
+                }
                 Attempt a = roundSync(ref, ttlMillis, interruptible);
                 if (interruptible && Thread.interrupted()) {
                     // Interrupted while the round ran: like ReentrantLock, answer the interrupt, and give back
@@ -162,6 +203,7 @@ public final class QuorumEngine implements AutoCloseable {
                     throw new InterruptedException("interrupted while acquiring lock '" + ref.name() + "'");
                 }
                 if (a.lease != null) {
+                    won = true;
                     return new AcquireResult(started(a, autoExtend).lease, a.outcome, rounds);
                 }
                 logFailure(a.outcome);
@@ -169,25 +211,75 @@ public final class QuorumEngine implements AutoCloseable {
                 if (!forever && remaining <= 0) {
                     return new AcquireResult(null, a.outcome, rounds);
                 }
-                long delay = forever ? nextDelayNanos(rounds) : Math.min(nextDelayNanos(rounds), remaining);
-                // Sleep the whole delay: park may return early (spurious wake-up), and the jitter only keeps
-                // competing clients apart if it is honoured. Real time, so a fake ticker cannot stall it.
-                long wakeAt = System.nanoTime() + delay;
-                for (long left = delay; left > 0; left = wakeAt - System.nanoTime()) {
-                    LockSupport.parkNanos(this, left);
-                    if (Thread.interrupted()) {
-                        if (interruptible) {
-                            throw new InterruptedException("interrupted while acquiring lock '" + ref.name() + "'");
-                        }
-                        interrupted = true;
-                    }
+                if (waiter == null && waitRoom != null && a.outcome.reason() == FailureReason.BUSY) {
+                    waiter = waitRoom.joinAsThread(ref.key());
                 }
+                long delay = delayAfter(a.outcome, waiter, rounds, forever, remaining);
+                interrupted |= sleep(ref, waiter, delay, interruptible);
             }
         } finally {
+            if (waiter != null) {
+                waitRoom.leave(waiter, won);
+            }
             if (interrupted) {
                 Thread.currentThread().interrupt();
             }
         }
+    }
+
+    /**
+     * Sleeps {@code delay} unless a release is signalled to the waiter. Sleeps the whole delay otherwise: park may
+     * return early (spurious wake-up), and the jitter only keeps competing clients apart if it is honoured. Real
+     * time, so a fake ticker cannot stall it.
+     *
+     * @return whether an interrupt came that is to be kept (not interruptible)
+     * @throws InterruptedException if interruptible and interrupted
+     */
+    private boolean sleep(LockRef ref, WaitRoom.Waiter waiter, long delay, boolean interruptible)
+            throws InterruptedException {
+        boolean interrupted = false;
+        long wakeAt = System.nanoTime() + delay;
+        for (long left = delay; left > 0; left = wakeAt - System.nanoTime()) {
+            if (waiter != null && waitRoom.signalled(waiter)) {
+                break;
+            }
+            LockSupport.parkNanos(this, left);
+            if (Thread.interrupted()) {
+                if (interruptible) {
+                    throw new InterruptedException("interrupted while acquiring lock '" + ref.name() + "'");
+                }
+                interrupted = true;
+            }
+        }
+        return interrupted;
+    }
+
+    /** Waiters behind others of this client poll later by their place, up to this many retry delays. */
+    private static final int MAX_QUEUED_DELAYS = 10;
+
+    /**
+     * A queued waiter's poll: the retry delay for the oldest, one more for each waiter ahead, up to
+     * {@link #MAX_QUEUED_DELAYS}. A release wakes the oldest first, so the others polling often would only overtake
+     * it (and cost commands); they still poll, in case no release is ever signalled.
+     */
+    private long queuedDelay(WaitRoom.Waiter waiter, int rounds) {
+        long delay = nextDelayNanos(rounds);
+        return waiter == null ? delay : delay * (1 + Math.min(waitRoom.position(waiter), MAX_QUEUED_DELAYS - 1));
+    }
+
+    /**
+     * How long to sleep after a failed round: the (queued) retry delay with its jitter, but never past the wait
+     * budget, nor past the moment the refusing holders' keys expire (reported with the refusal): a holder that
+     * crashed frees the lock then, and the waiter is there.
+     */
+    private long delayAfter(RoundOutcome failed, WaitRoom.Waiter waiter, int rounds, boolean forever,
+            long remaining) {
+        long delay = queuedDelay(waiter, rounds);
+        java.util.Optional<java.time.Duration> holder = failed.holderTtl();
+        if (holder.isPresent()) {
+            delay = Math.min(delay, TimeUnit.MILLISECONDS.toNanos(holder.get().toMillis() + 1));
+        }
+        return forever ? delay : Math.min(delay, remaining);
     }
 
     /** One round (two for a fenced lock) on the caller's thread; the lease it wins is not watched yet. */
@@ -385,7 +477,14 @@ public final class QuorumEngine implements AutoCloseable {
             boolean autoExtend) {
         quarantine.observeTtl(ttlMillis);
         AsyncAcquisition a = new AsyncAcquisition(ref, ttlMillis, waitNanos, autoExtend);
-        a.startRound();
+        if (waitRoom != null && waitNanos > 0 && waitRoom.hasWaiters(ref.key())) {
+            // Others of this client already wait for this lock: queue behind them rather than overtake them.
+            a.waiter = waitRoom.joinAsync(ref.key(), a::signalled);
+            a.sleepThenRound(Math.min(queuedDelay(a.waiter, 1), a.forever ? Long.MAX_VALUE
+                    : Math.max(0, a.deadline - ticker.nanoTime())));
+        } else {
+            a.startRound();
+        }
         return a.future;
     }
 
@@ -408,6 +507,8 @@ public final class QuorumEngine implements AutoCloseable {
         /** While round 2 of a fenced acquisition runs: the won round, and the candidate token. */
         Attempt fencing;
         long candidate;
+        /** In the key's wait queue once a round was refused by a holder; null before, or without notifications. */
+        volatile WaitRoom.Waiter waiter;
 
         AsyncAcquisition(LockRef ref, long ttlMillis, long waitNanos, boolean autoExtend) {
             this.ref = ref;
@@ -421,7 +522,24 @@ public final class QuorumEngine implements AutoCloseable {
                 if (!delivering.get()) {
                     stop();
                 }
+                WaitRoom.Waiter w = waiter;
+                if (w != null) {
+                    waitRoom.leave(w, r != null && r.acquired());
+                }
             });
+        }
+
+        /** A release was signalled while this acquisition sleeps between rounds: start the next round now. */
+        private void signalled() {
+            ScheduledFuture<?> s = sleep;
+            if (s != null && s.cancel(false)) {
+                try {
+                    scheduler.execute(this::startRound);
+                } catch (RejectedExecutionException e) {
+                    betweenRounds.remove(this);
+                    failClosed();
+                }
+            }
         }
 
         private void stop() {
@@ -444,6 +562,10 @@ public final class QuorumEngine implements AutoCloseable {
                 return;
             }
             rounds++;
+            WaitRoom.Waiter w = waiter;
+            if (w != null) {
+                waitRoom.consumeSignal(w);
+            }
             token = Tokens.next(random);
             long t1 = ticker.nanoTime();
             Round round = acquireRound(ref, t1).listener(this);
@@ -503,7 +625,16 @@ public final class QuorumEngine implements AutoCloseable {
                 deliver(new AcquireResult(null, a.outcome, rounds));
                 return;
             }
-            long delay = forever ? nextDelayNanos(rounds) : Math.min(nextDelayNanos(rounds), remaining);
+            if (waiter == null && waitRoom != null && a.outcome.reason() == FailureReason.BUSY) {
+                waiter = waitRoom.joinAsync(ref.key(), this::signalled);
+            }
+            WaitRoom.Waiter w = waiter;
+            sleepThenRound(w != null && waitRoom.signalled(w) ? 0
+                    : delayAfter(a.outcome, w, rounds, forever, remaining));
+        }
+
+        /** Starts the next round after {@code delay}, or as soon as a release is signalled. */
+        void sleepThenRound(long delay) {
             betweenRounds.add(this);
             if (closed) {
                 betweenRounds.remove(this);
@@ -515,6 +646,11 @@ public final class QuorumEngine implements AutoCloseable {
             } catch (RejectedExecutionException e) {
                 betweenRounds.remove(this);
                 failClosed();
+                return;
+            }
+            WaitRoom.Waiter w = waiter;
+            if (w != null && waitRoom.signalled(w)) {
+                signalled(); // signalled before the sleep was in place: do not sleep through it
             }
         }
 
@@ -737,6 +873,10 @@ public final class QuorumEngine implements AutoCloseable {
                         new ReleaseResult(lease.lockName(), round.outcomesNow(), null, asyncExecutor))
                 : all.thenApply(r -> new ReleaseResult(lease.lockName(), r.outcomesNow(), null, asyncExecutor));
         ReleaseResult rr = new ReleaseResult(lease.lockName(), round.outcomesAtDecision(), completion, asyncExecutor);
+        if (waitRoom != null && rr.released() > 0) {
+            // This client's own waiters need no notification from the nodes (theirs is deduplicated against this).
+            waitRoom.released(lease.key(), Tokens.prefix(lease.token()));
+        }
         if (rr.released() == 0) {
             LOG.debug("released lock '{}' token {}… but no node still held it: {}", lease.lockName(),
                     Tokens.prefix(lease.token()), rr.nodes());
@@ -745,19 +885,20 @@ public final class QuorumEngine implements AutoCloseable {
     }
 
     /**
-     * Whether the acquire of {@code acquired} never went out to node {@code i} (refused by the node's open breaker, or
-     * dropped unsent), so the node cannot hold its key: extensions and fencing only touch a key already there. Such
-     * a node needs no release, and no retries of one; under a stalled or dead node, retrying releases it never saw
-     * would cost every acquire a chain of background work for the key's whole TTL.
+     * Whether node {@code i} cannot hold the key of {@code acquired}'s token: the acquire never went out to it
+     * (refused by its open breaker, or dropped unsent), or the node ran it and refused ({@link NodeStatus#TAKEN}: the
+     * SET NX did not apply). Extensions and fencing only touch a key already there, so such a node needs no release
+     * and no retries of one. This keeps a contended lock's failed rounds at one command per node, and a stalled or
+     * dead node from costing every acquire a chain of background retries for the key's whole TTL.
      */
-    private static boolean acquireRanNowhere(Round acquired, int i) {
+    private static boolean nothingOfOursThere(Round acquired, int i) {
         NodeOp a = acquired == null ? null : acquired.opOf(i);
-        return a != null && a.neverSent;
+        return a != null && (a.neverSent || acquired.liveStatus(i) == NodeStatus.TAKEN);
     }
 
     /**
      * Fire-and-forget release of a failed round on every node that may have applied its SET: all of them except
-     * those the SET never reached. Nobody waits for it.
+     * those it never reached and those that refused it. Nobody waits for it.
      */
     private void releaseInBackground(Round failed, String key, String token, long ttlMillis, long keyExpiryNanos) {
         long now = ticker.nanoTime();
@@ -843,7 +984,7 @@ public final class QuorumEngine implements AutoCloseable {
      */
     private void submitReleaseOp(Round round, int i, String key, String token, long ttlMillis, long sendBy,
             Round acquired) {
-        if (acquireRanNowhere(acquired, i)) {
+        if (nothingOfOursThere(acquired, i)) {
             round.onReply(i, NodeStatus.ALREADY_EXPIRED, null, null); // nothing of ours there to undo
             return;
         }

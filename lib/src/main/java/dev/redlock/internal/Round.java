@@ -337,7 +337,7 @@ public final class Round {
             if (s == NodeStatus.TIMEOUT && e == null) {
                 e = new QuietException.NodeTimeout("no reply from " + names.get(i) + " within the per-node timeout");
             }
-            out.add(new NodeOutcome(names.get(i), s, frozenLatencies[i], e));
+            out.add(new NodeOutcome(names.get(i), s, frozenLatencies[i], e, holderTtl(i)));
         }
         return out;
     }
@@ -347,8 +347,14 @@ public final class Round {
         List<NodeOutcome> out = new ArrayList<>(live.length);
         for (int i = 0; i < live.length; i++) {
             NodeStatus s = live[i] == null ? NodeStatus.PENDING : live[i];
-            out.add(new NodeOutcome(names.get(i), s, latencies[i], errors[i]));
+            out.add(new NodeOutcome(names.get(i), s, latencies[i], errors[i], holderTtl(i)));
         }
         return out;
+    }
+
+    /** What a refusing node said of the holder's remaining TTL (read only for TAKEN outcomes). */
+    private long holderTtl(int i) {
+        NodeOp op = ops[i];
+        return op == null ? -1 : op.holderTtlMillis;
     }
 }

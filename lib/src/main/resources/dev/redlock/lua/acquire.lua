@@ -16,14 +16,20 @@
 -- its id and 'intact' = '0' (fencing counters not known to be complete). The client counts a vote only while the
 -- marker is the one it knows and old enough, and the marker's run_id is the server's own.
 --
--- Returns  plain, marker as the client knows it: 1 granted, 0 not granted
---          otherwise an array {granted, counter, counterValid, intact, [markerId, markerRun, markerAgeMs]}; the
---          last three only when the marker is not the one the client named in ARGV[4] and ARGV[5].
+-- Returns  plain, marker as the client knows it: 1 granted, or {0, holderTtl} not granted
+--          otherwise an array {granted, counter, counterValid, intact, [markerId, markerRun, markerAgeMs,] holderTtl};
+--          the marker's three only when it is not the one the client named in ARGV[4] and ARGV[5].
+--          holderTtl: when not granted, the PTTL of the holder's key (-1 no TTL, -2 gone: the tombstone refused),
+--          so that a waiter learns when the lock frees at the latest without another round trip; 0 when granted.
 --          counterValid is 1 when the counter may be trusted in a fencing read: the node's counters are intact,
 --          or this counter was validated under the current marker (or restart detection is off).
 local granted = 0
 if redis.call('EXISTS', KEYS[2]) == 0 and redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
   granted = 1
+end
+local holder = 0
+if granted == 0 then
+  holder = redis.call('PTTL', KEYS[1])
 end
 local fenced = ARGV[3] == '1'
 local watched = ARGV[4] ~= nil
@@ -49,9 +55,12 @@ end
 if watched and (id ~= ARGV[4] or run ~= ARGV[5]) then
   local t = redis.call('TIME')
   local age = t[1] * 1000 + math.floor(t[2] / 1000) - tonumber(born)
-  return {granted, counter, valid, intact == '1' and 1 or 0, id, run, age}
+  return {granted, counter, valid, intact == '1' and 1 or 0, id, run, age, holder}
 end
 if fenced then
-  return {granted, counter, valid, intact == '1' and 1 or 0}
+  return {granted, counter, valid, intact == '1' and 1 or 0, holder}
+end
+if granted == 0 then
+  return {0, holder}
 end
 return granted

@@ -533,7 +533,7 @@ public final class Compare {
      * Redisson logs every pool it fills at INFO (a few lines per client, eleven clients here) and every reconnect
      * attempt to the killed node; keep its warnings and errors only, unless the caller chose a level.
      */
-    private static void quietRedissonLogs() {
+    static void quietRedissonLogs() {
         String key = "org.slf4j.simpleLogger.log.org.redisson";
         if (System.getProperty(key) == null) {
             System.setProperty(key, "warn");

@@ -15,23 +15,31 @@ final class OurContender implements Contender {
     private final QuorumPolicy policy;
     private final RedlockClient client;
     private final Duration lease;
+    private final boolean polling;
 
     OurContender(QuorumPolicy policy, List<String> uris, Duration perNodeTimeout, Duration lease) {
+        this(policy, uris, perNodeTimeout, lease, false);
+    }
+
+    /** @param polling with release notifications off: waiters only poll, as before they existed */
+    OurContender(QuorumPolicy policy, List<String> uris, Duration perNodeTimeout, Duration lease, boolean polling) {
         this.policy = policy;
         this.lease = lease;
+        this.polling = polling;
         // Restart quarantine off: the masters were started moments before the run, and would not count at first.
         this.client = RedlockClient.create(RedlockConfig.builder().nodes(uris).perNodeTimeout(perNodeTimeout)
-                .restartQuarantine(false).build());
+                .restartQuarantine(false).releaseNotifications(!polling).build());
     }
 
     @Override
     public String id() {
-        return policy == QuorumPolicy.MAJORITY ? "ours-redlock" : "ours-multilock";
+        return (policy == QuorumPolicy.MAJORITY ? "ours-redlock" : "ours-multilock") + (polling ? "-polling" : "");
     }
 
     @Override
     public String label() {
-        return policy == QuorumPolicy.MAJORITY ? "ours: RedLock" : "ours: MultiLock";
+        return (policy == QuorumPolicy.MAJORITY ? "ours: RedLock" : "ours: MultiLock")
+                + (polling ? ", polling (notifications off)" : "");
     }
 
     @Override
@@ -44,7 +52,8 @@ final class OurContender implements Contender {
                 + c.connectTimeout().toMillis()
                 + " ms, retryDelay " + c.retryDelay().toMillis() + " ms +/- " + Math.round(c.retryJitter() * 100)
                 + "%, driftFactor " + c.driftFactor() + ", circuitOpenDuration "
-                + c.circuitOpenDuration().toMillis() + " ms, everything else default";
+                + c.circuitOpenDuration().toMillis() + " ms, releaseNotifications " + c.releaseNotifications()
+                + ", everything else default";
     }
 
     @Override

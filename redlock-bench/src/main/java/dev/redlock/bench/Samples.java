@@ -19,6 +19,11 @@ final class Samples {
         values[size++] = nanos;
     }
 
+    /** The {@code i}-th duration added, in nanoseconds. */
+    long get(int i) {
+        return values[i];
+    }
+
     int size() {
         return size;
     }

@@ -49,22 +49,39 @@ final class LuaShim {
         redis.set("call", new VarArgFunction() {
             @Override
             public Varargs invoke(Varargs args) {
-                List<String> command = new ArrayList<>(args.narg());
-                for (int i = 1; i <= args.narg(); i++) {
-                    LuaValue a = args.arg(i);
-                    if (!a.isstring()) {
-                        throw new LuaError("ERR Lua redis lib command arguments must be strings or integers");
-                    }
-                    command.add(a.tojstring());
-                }
                 try {
-                    return toLua(server.command(command));
+                    return toLua(server.command(command(args)));
                 } catch (SimRedis.ErrorReply e) {
                     throw new LuaError(e.getMessage());
                 }
             }
         });
+        // As in Redis: the error comes back as a table {err = text} instead of ending the script.
+        redis.set("pcall", new VarArgFunction() {
+            @Override
+            public Varargs invoke(Varargs args) {
+                try {
+                    return toLua(server.command(command(args)));
+                } catch (SimRedis.ErrorReply e) {
+                    LuaTable t = new LuaTable();
+                    t.set("err", e.getMessage());
+                    return t;
+                }
+            }
+        });
         globals.set("redis", redis);
+    }
+
+    private static List<String> command(Varargs args) {
+        List<String> command = new ArrayList<>(args.narg());
+        for (int i = 1; i <= args.narg(); i++) {
+            LuaValue a = args.arg(i);
+            if (!a.isstring()) {
+                throw new LuaError("ERR Lua redis lib command arguments must be strings or integers");
+            }
+            command.add(a.tojstring());
+        }
+        return command;
     }
 
     static LuaShim forThread() {

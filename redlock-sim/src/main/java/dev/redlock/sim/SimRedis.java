@@ -216,6 +216,15 @@ public final class SimRedis extends SimProcess {
                 expires.put(args.get(1), nowMillis() + Long.parseLong(args.get(2)));
                 return 1L;
             }
+            case "PTTL": {
+                if (lookup(args.get(1)) == null) {
+                    return -2L;
+                }
+                Long at = expires.get(args.get(1));
+                return at == null ? -1L : at - nowMillis();
+            }
+            case "PUBLISH":
+                return 0L; // nobody subscribes in a simulation: waiters poll, as they do while a subscription is down
             case "DEL": {
                 long n = 0;
                 for (int i = 1; i < args.size(); i++) {

@@ -146,7 +146,10 @@ class LuaShimTest {
         return all;
     }
 
-    /** Replies with clock-dependent parts (a marker's age, the 7th element) made comparable. */
+    /**
+     * Replies with clock-dependent parts made comparable: a marker's age (the 7th element of an acquire's long reply)
+     * and a refusing holder's remaining TTL (an acquire reply's last element, when positive).
+     */
     private static Object normalize(Object reply, String script) {
         if (reply instanceof byte[]) {
             return new String((byte[]) reply, StandardCharsets.UTF_8);
@@ -155,7 +158,15 @@ class LuaShimTest {
             List<Object> out = new ArrayList<>();
             List<?> in = (List<?>) reply;
             for (int i = 0; i < in.size(); i++) {
-                out.add(script.equals("acquire.lua") && i == 6 ? "age" : normalize(in.get(i), script));
+                boolean acquire = script.equals("acquire.lua");
+                Object v = in.get(i);
+                if (acquire && i == 6 && in.size() == 8) {
+                    out.add("age");
+                } else if (acquire && i == in.size() - 1 && v instanceof Long && (Long) v > 0) {
+                    out.add("ttl");
+                } else {
+                    out.add(normalize(v, script));
+                }
             }
             return out;
         }

@@ -1,0 +1,197 @@
+package dev.redlock.internal;
+
+import java.util.ArrayDeque;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * The acquisitions of one client that wait for a lock, per lock key, oldest first; and the signals that a key was
+ * released, from this client's own releases and from the nodes' release notifications.
+ *
+ * <p>A signal wakes <em>one</em> waiter of that key: the oldest that holds no signal yet. So a release costs one
+ * retry round per client, whatever the number of waiters, and the oldest waiter goes first. A signal that arrives
+ * while its waiter is in a round is not lost: the waiter retries at once after the round. A waiter that leaves with a
+ * signal it did not use (it gave up) passes it on. One release is signalled several times (by the releasing client,
+ * and by each node that deleted the key); signals carry the released token's prefix, and repeats are dropped.
+ *
+ * <p>Signals only make waiting shorter. The oldest waiter still retries after its retry delay, so a lost or late
+ * notification costs it one delay; the others retry later by their place in line (see the engine), so that waiters
+ * polling do not overtake the one a release woke. Thread-safe.
+ */
+final class WaitRoom {
+
+    /** Where the keys that have waiters are subscribed to; a no-op when notifications are off. */
+    interface Subscriptions {
+        Subscriptions NONE = new Subscriptions() {
+            @Override
+            public void subscribe(String key) {
+            }
+
+            @Override
+            public void unsubscribe(String key) {
+            }
+        };
+
+        /** The key got its first waiter; never blocks. */
+        void subscribe(String key);
+
+        /** The key's last waiter left; never blocks. */
+        void unsubscribe(String key);
+    }
+
+    /** One waiting acquisition: a parked thread, or an asynchronous acquisition's wake-up. */
+    static final class Waiter {
+        final String key;
+        private final Thread thread;
+        private final Runnable wake;
+        /** Set by a signal, cleared when the waiter retries because of it (guarded by the key's queue). */
+        private boolean signalled;
+
+        private Waiter(String key, Thread thread, Runnable wake) {
+            this.key = key;
+            this.thread = thread;
+            this.wake = wake;
+        }
+
+        private void wake() {
+            if (thread != null) {
+                LockSupport.unpark(thread);
+            } else {
+                wake.run();
+            }
+        }
+    }
+
+    /** The waiters of one key, oldest first, and the last release signalled (guarded by the map's bin lock). */
+    private static final class Queue {
+        final ArrayDeque<Waiter> waiters = new ArrayDeque<>();
+        String lastRelease;
+    }
+
+    private final ConcurrentHashMap<String, Queue> queues = new ConcurrentHashMap<>();
+    private final Subscriptions subscriptions;
+
+    WaitRoom(Subscriptions subscriptions) {
+        this.subscriptions = subscriptions;
+    }
+
+    /** Joins the key's queue as the calling thread, which parks between rounds. */
+    Waiter joinAsThread(String key) {
+        return join(new Waiter(key, Thread.currentThread(), null));
+    }
+
+    /** Joins the key's queue as an asynchronous acquisition; {@code wake} must not block (it runs on the signaller). */
+    Waiter joinAsync(String key, Runnable wake) {
+        return join(new Waiter(key, null, wake));
+    }
+
+    private Waiter join(Waiter w) {
+        queues.compute(w.key, (k, q) -> {
+            if (q == null) {
+                q = new Queue();
+                subscriptions.subscribe(k);
+            }
+            q.waiters.add(w);
+            return q;
+        });
+        return w;
+    }
+
+    /**
+     * Leaves the queue. A signal the waiter holds goes to the next one unless {@code won}: then the release it
+     * announced is what this waiter just used.
+     */
+    void leave(Waiter w, boolean won) {
+        Waiter[] next = new Waiter[1];
+        queues.computeIfPresent(w.key, (k, q) -> {
+            q.waiters.remove(w);
+            if (w.signalled && !won) {
+                next[0] = oldestUnsignalled(q);
+            }
+            if (q.waiters.isEmpty()) {
+                subscriptions.unsubscribe(k);
+                return null;
+            }
+            return q;
+        });
+        if (next[0] != null) {
+            next[0].wake();
+        }
+    }
+
+    /** Takes the waiter's signal, if it holds one: it retries now rather than at its next poll. */
+    boolean consumeSignal(Waiter w) {
+        boolean[] had = new boolean[1];
+        queues.computeIfPresent(w.key, (k, q) -> {
+            had[0] = w.signalled;
+            w.signalled = false;
+            return q;
+        });
+        return had[0];
+    }
+
+    /** Whether the waiter holds a signal (read without taking it, for a sleeping thread's wake-up check). */
+    boolean signalled(Waiter w) {
+        boolean[] had = new boolean[1];
+        queues.computeIfPresent(w.key, (k, q) -> {
+            had[0] = w.signalled;
+            return q;
+        });
+        return had[0];
+    }
+
+    /**
+     * The key was released (its lease's token starts with {@code release}): wakes the oldest waiter without a signal,
+     * once per release however many times it is reported.
+     */
+    void released(String key, String release) {
+        Waiter[] target = new Waiter[1];
+        queues.computeIfPresent(key, (k, q) -> {
+            if (release != null && release.equals(q.lastRelease)) {
+                return q; // already signalled: by this client's own release, or by another node
+            }
+            q.lastRelease = release;
+            target[0] = oldestUnsignalled(q);
+            return q;
+        });
+        if (target[0] != null) {
+            target[0].wake();
+        }
+    }
+
+    /** Marks and returns the oldest waiter holding no signal; null if every waiter already holds one. */
+    private static Waiter oldestUnsignalled(Queue q) {
+        for (Waiter w : q.waiters) {
+            if (!w.signalled) {
+                w.signalled = true;
+                return w;
+            }
+        }
+        return null;
+    }
+
+    /** Whether some acquisition of this client already waits for the key: a newcomer queues behind it. */
+    boolean hasWaiters(String key) {
+        return queues.containsKey(key);
+    }
+
+    /** How many waiters of the key are ahead of {@code w} (0 for the oldest). */
+    int position(Waiter w) {
+        int[] ahead = new int[1];
+        queues.computeIfPresent(w.key, (k, q) -> {
+            for (Waiter o : q.waiters) {
+                if (o == w) {
+                    break;
+                }
+                ahead[0]++;
+            }
+            return q;
+        });
+        return ahead[0];
+    }
+
+    /** How many keys have waiters (for tests and leak checks). */
+    int keys() {
+        return queues.size();
+    }
+}

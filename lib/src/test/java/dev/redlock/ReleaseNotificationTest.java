@@ -1,0 +1,255 @@
+package dev.redlock;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import redis.clients.jedis.Jedis;
+
+/**
+ * Waiting without polling: a release wakes the waiters of another client through the nodes' notifications, and this
+ * client's own waiters directly; a refused round reports the holder's remaining TTL and a waiter never sleeps past
+ * it; notifications that cannot be had (a killed node, an ACL without channels) leave polling in place.
+ *
+ * <p>The waiters here retry only every 30 s (or more): a waiter that gets the lock within a few seconds was woken.
+ */
+class ReleaseNotificationTest extends RedisBackedTest {
+
+    private static final Duration SLOW_POLL = Duration.ofSeconds(30);
+
+    private RedlockClient slowPoller(boolean notify) {
+        return client(b -> b.retryDelay(SLOW_POLL).retryJitter(0).releaseNotifications(notify));
+    }
+
+    /** Subscribers of the key's channel on node {@code i}. */
+    private static long subscribers(int i, String key) {
+        try (Jedis j = node(i).client()) {
+            return j.pubsubNumSub(key).getOrDefault(key, 0L);
+        }
+    }
+
+    /** Until the waiter's first round was refused and its client listens for the key on {@code nodes} nodes. */
+    private static void awaitListening(String key, int nodes) {
+        await().atMost(Duration.ofSeconds(5)).until(() -> {
+            int n = 0;
+            for (int i = 0; i < 5; i++) {
+                if (node(i).isRunning() && subscribers(i, key) > 0) {
+                    n++;
+                }
+            }
+            return n >= nodes;
+        });
+    }
+
+    @Test
+    void aReleaseWakesAWaiterOfAnotherClient() throws Exception {
+        RedlockClient holder = client();
+        RedlockClient waiting = slowPoller(true);
+        String name = uniqueName("notify");
+        Lease lease = holder.redLock(name).tryAcquire(Duration.ZERO, Duration.ofMinutes(1)).orElseThrow();
+        CompletableFuture<Attempted> got = CompletableFuture.supplyAsync(() -> attempt(waiting, name));
+        awaitListening(lease.key(), 5);
+        lease.release();
+        Attempted r = got.get(10, TimeUnit.SECONDS);
+        assertTrue(r.acquired, () -> "not woken by the release: " + r.result);
+        assertEquals(2, r.result.rounds(), r.result::toString);
+        // The last waiter left: the client no longer listens for the key.
+        await().atMost(Duration.ofSeconds(5)).until(() -> subscribers(0, lease.key()) == 0);
+    }
+
+    /**
+     * The negative control: the same waiter without notifications sleeps through the release, and gets the lock
+     * only with the last round its wait budget allows, seconds later.
+     */
+    @Test
+    void withoutNotificationsTheSameWaiterSleepsThroughTheRelease() throws Exception {
+        RedlockClient holder = client();
+        RedlockClient waiting = slowPoller(false);
+        String name = uniqueName("poll");
+        Lease lease = holder.redLock(name).tryAcquire(Duration.ZERO, Duration.ofMinutes(1)).orElseThrow();
+        java.util.concurrent.atomic.AtomicReference<Thread> thread = new java.util.concurrent.atomic.AtomicReference<>();
+        CompletableFuture<Attempted> got = CompletableFuture.supplyAsync(() -> {
+            thread.set(Thread.currentThread());
+            return attempt(waiting, name, Duration.ofSeconds(3));
+        });
+        // Parked between rounds (by the engine itself, not inside a round).
+        await().atMost(Duration.ofSeconds(5)).until(() -> thread.get() != null
+                && java.util.concurrent.locks.LockSupport.getBlocker(thread.get()) != null
+                && java.util.concurrent.locks.LockSupport.getBlocker(thread.get()).getClass().getSimpleName()
+                        .equals("QuorumEngine"));
+        long releasedAt = System.nanoTime();
+        lease.release();
+        Attempted r = got.get(10, TimeUnit.SECONDS);
+        long after = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - releasedAt);
+        assertTrue(after >= 1_500, () -> "a polling waiter got the lock " + after + " ms after the release: " + r);
+    }
+
+    @Test
+    void anAsynchronousWaiterIsWokenToo() throws Exception {
+        RedlockClient holder = client();
+        RedlockClient waiting = slowPoller(true);
+        String name = uniqueName("notify-async");
+        Lease lease = holder.redLock(name).tryAcquire(Duration.ZERO, Duration.ofMinutes(1)).orElseThrow();
+        CompletableFuture<AcquireResult> got = waiting.redLock(name).attemptAsync(Duration.ofSeconds(8),
+                Duration.ofSeconds(10));
+        awaitListening(lease.key(), 5);
+        lease.release();
+        AcquireResult r = got.get(10, TimeUnit.SECONDS);
+        assertTrue(r.acquired(), r::toString);
+        r.lease().orElseThrow().release();
+    }
+
+    @Test
+    void aReleaseInTheSameClientWakesItsWaiterDirectly() throws Exception {
+        RedlockClient c = slowPoller(true);
+        String name = uniqueName("local");
+        Lease lease = c.redLock(name).tryAcquire(Duration.ZERO, Duration.ofMinutes(1)).orElseThrow();
+        CompletableFuture<Attempted> got = CompletableFuture.supplyAsync(() -> attempt(c, name));
+        awaitListening(lease.key(), 5);
+        lease.release();
+        Attempted r = got.get(10, TimeUnit.SECONDS);
+        assertTrue(r.acquired, () -> "not woken by its own client's release: " + r.result);
+    }
+
+    /** One node's subscription is gone with the node: the releases the four others publish still wake the waiter. */
+    @Test
+    void aKilledNodeLeavesTheOthersNotifying() throws Exception {
+        RedlockClient holder = client();
+        RedlockClient waiting = slowPoller(true);
+        String name = uniqueName("killed");
+        Lease lease = holder.redLock(name).tryAcquire(Duration.ZERO, Duration.ofMinutes(1)).orElseThrow();
+        node(0).kill();
+        CompletableFuture<Attempted> got = CompletableFuture.supplyAsync(() -> attempt(waiting, name));
+        awaitListening(lease.key(), 4);
+        lease.release();
+        Attempted r = got.get(10, TimeUnit.SECONDS);
+        assertTrue(r.acquired, () -> "not woken with one node down: " + r.result);
+    }
+
+    /**
+     * Nodes whose ACL refuses SUBSCRIBE (no channel permissions) send no notification: waiters fall back to polling,
+     * and the release itself (whose PUBLISH is refused too) still succeeds everywhere.
+     */
+    @Test
+    void withoutChannelPermissionsWaitersPollAndReleasesStillWork() throws Exception {
+        String user = "redlock-nochannels";
+        List<String> uris = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            try (Jedis admin = node(i).client()) {
+                admin.aclSetUser(user, "reset", "on", ">pw", "~*", "resetchannels", "+@all");
+            }
+            uris.add("redis://" + user + ":pw@" + node(i).host() + ":" + node(i).port());
+        }
+        try {
+            RedlockClient holder = client(uris, b -> b.checkTopology(false));
+            RedlockClient waiting = client(uris, b -> b.checkTopology(false).retryDelay(Duration.ofMillis(200)));
+            String name = uniqueName("acl");
+            Lease lease = holder.redLock(name).tryAcquire(Duration.ZERO, Duration.ofMinutes(1)).orElseThrow();
+            CompletableFuture<Attempted> got = CompletableFuture.supplyAsync(() -> attempt(waiting, name));
+            await().pollDelay(Duration.ofMillis(300)).atMost(Duration.ofSeconds(2)).until(() -> !got.isDone());
+            ReleaseResult released = lease.release();
+            assertEquals(5, released.completion().get(5, TimeUnit.SECONDS).released(), released::toString);
+            Attempted r = got.get(10, TimeUnit.SECONDS);
+            assertTrue(r.acquired, () -> "a polling waiter did not get the lock: " + r.result);
+        } finally {
+            for (int i = 0; i < 5; i++) {
+                try (Jedis admin = node(i).client()) {
+                    admin.aclDelUser(user);
+                }
+            }
+        }
+    }
+
+    /** A holder that never releases (it crashed): the waiter wakes when its key expires, not at its next poll. */
+    @Test
+    void aRefusedRoundReportsTheHolderTtlAndTheWaiterWakesWhenItEnds() throws Exception {
+        RedlockClient holder = client();
+        RedlockClient waiting = slowPoller(true);
+        String name = uniqueName("ttl");
+        holder.redLock(name).tryAcquire(Duration.ZERO, Duration.ofMillis(1_500)).orElseThrow();
+        AcquireResult refused = waiting.redLock(name).attempt(Duration.ZERO, Duration.ofSeconds(10));
+        assertFalse(refused.acquired());
+        Duration ttl = refused.holderTtl().orElseThrow(() -> new AssertionError("no holder TTL: " + refused));
+        assertTrue(ttl.toMillis() > 0 && ttl.toMillis() <= 1_500, ttl::toString);
+        // The round is decided once three nodes refused; the others may still be on their way (PENDING).
+        assertTrue(refused.lastRound().taken() >= 3, refused::toString);
+        for (NodeOutcome o : refused.lastRound().nodes()) {
+            if (o.status() == NodeStatus.TAKEN) {
+                assertTrue(o.holderTtl().orElseThrow().toMillis() <= 1_500, o::toString);
+            } else {
+                assertTrue(o.holderTtl().isEmpty(), o::toString);
+            }
+        }
+        Attempted r = attempt(waiting, name, Duration.ofSeconds(5));
+        assertTrue(r.acquired, () -> "the waiter slept past the holder's TTL: " + r.result);
+    }
+
+    /**
+     * Ten clients race for one MultiLock, each with a 2 s wait, holding it briefly: split votes (each racer granted by
+     * some nodes, none by all) must resolve, and every racer gets the lock within its wait.
+     */
+    @Test
+    void tenRacersOnOneMultiLockAllGetItWithinTheirWait() throws Exception {
+        String name = uniqueName("racers");
+        List<RedlockClient> racers = new ArrayList<>();
+        for (int i = 0; i < 10; i++) {
+            racers.add(client());
+        }
+        java.util.concurrent.CountDownLatch start = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(10);
+        List<CompletableFuture<AcquireResult>> results = new ArrayList<>();
+        for (RedlockClient c : racers) {
+            results.add(CompletableFuture.supplyAsync(() -> {
+                try {
+                    start.await();
+                    AcquireResult r = c.multiLock(name).attempt(Duration.ofSeconds(2), Duration.ofSeconds(10));
+                    if (r.acquired()) {
+                        long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(20);
+                        while (System.nanoTime() - until < 0) {
+                            Thread.onSpinWait(); // the critical section
+                        }
+                        r.lease().orElseThrow().release();
+                    }
+                    return r;
+                } catch (InterruptedException e) {
+                    throw new IllegalStateException(e);
+                }
+            }, pool));
+        }
+        start.countDown();
+        int acquired = 0;
+        for (CompletableFuture<AcquireResult> f : results) {
+            AcquireResult r = f.get(10, TimeUnit.SECONDS);
+            if (r.acquired()) {
+                acquired++;
+            }
+        }
+        pool.shutdown();
+        assertEquals(10, acquired, "racers that got the lock within 2 s");
+    }
+
+    /** The outcome of a blocking attempt made on another thread. */
+    private record Attempted(boolean acquired, AcquireResult result) {
+    }
+
+    private static Attempted attempt(RedlockClient c, String name) {
+        return attempt(c, name, Duration.ofSeconds(8));
+    }
+
+    private static Attempted attempt(RedlockClient c, String name, Duration wait) {
+        try {
+            AcquireResult r = c.redLock(name).attempt(wait, Duration.ofSeconds(10));
+            r.lease().ifPresent(Lease::release);
+            return new Attempted(r.acquired(), r);
+        } catch (InterruptedException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}
