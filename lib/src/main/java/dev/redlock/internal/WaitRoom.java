@@ -12,7 +12,8 @@ import java.util.concurrent.locks.LockSupport;
  * retry round per client, whatever the number of waiters, and the oldest waiter goes first. A signal that arrives
  * while its waiter is in a round is not lost: the waiter retries at once after the round. A waiter that leaves with a
  * signal it did not use (it gave up) passes it on. One release is signalled several times (by the releasing client,
- * and by each node that deleted the key); signals carry the released token's prefix, and repeats are dropped.
+ * and by each node that deleted the key, possibly after later releases); signals carry the released token's prefix,
+ * and repeats of the key's last few releases are dropped.
  *
  * <p>Signals only make waiting shorter. The oldest waiter still retries after its retry delay, so a lost or late
  * notification costs it one delay; the others retry later by their place in line (see the engine), so that waiters
@@ -62,10 +63,26 @@ final class WaitRoom {
         }
     }
 
-    /** The waiters of one key, oldest first, and the last release signalled (guarded by the map's bin lock). */
+    /** How many recent releases of a key are remembered: a node's notification may come after later releases. */
+    private static final int RECENT_RELEASES = 16;
+
+    /** The waiters of one key, oldest first, and the releases signalled lately (guarded by the map's bin lock). */
     private static final class Queue {
         final ArrayDeque<Waiter> waiters = new ArrayDeque<>();
-        String lastRelease;
+        final String[] recent = new String[RECENT_RELEASES];
+        int next;
+
+        /** Remembers a release; false if it was signalled already. */
+        boolean firstReport(String release) {
+            for (String r : recent) {
+                if (release.equals(r)) {
+                    return false;
+                }
+            }
+            recent[next] = release;
+            next = (next + 1) % recent.length;
+            return true;
+        }
     }
 
     private final ConcurrentHashMap<String, Queue> queues = new ConcurrentHashMap<>();
@@ -147,10 +164,9 @@ final class WaitRoom {
     void released(String key, String release) {
         Waiter[] target = new Waiter[1];
         queues.computeIfPresent(key, (k, q) -> {
-            if (release != null && release.equals(q.lastRelease)) {
+            if (release != null && !q.firstReport(release)) {
                 return q; // already signalled: by this client's own release, or by another node
             }
-            q.lastRelease = release;
             target[0] = oldestUnsignalled(q);
             return q;
         });
