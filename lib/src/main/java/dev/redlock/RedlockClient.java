@@ -128,6 +128,33 @@ public final class RedlockClient implements AutoCloseable {
     }
 
     /**
+     * Returns a counting semaphore: at most {@code permits} leases of it are held at once, each permit a RedLock of
+     * its own. See {@link QuorumSemaphore} for how, and for why counting per node would not be safe.
+     *
+     * @param name the semaphore's name; permit {@code i} is the lock {@code name + "/permit-" + i}
+     * @param permits how many leases may be held at once, 1 to {@link QuorumSemaphore#MAX_PERMITS}
+     * @return the semaphore; cheap to create
+     * @throws IllegalArgumentException if {@code permits} is out of range, or the name is empty, has an unpaired
+     *         surrogate, or is longer than {@link #MAX_LOCK_NAME_BYTES} minus 16 UTF-8 bytes
+     */
+    public QuorumSemaphore semaphore(String name, int permits) {
+        Objects.requireNonNull(name, "name");
+        if (permits < 1 || permits > QuorumSemaphore.MAX_PERMITS) {
+            throw new IllegalArgumentException("permits: must be between 1 and " + QuorumSemaphore.MAX_PERMITS
+                    + ", was " + permits);
+        }
+        if (name.isEmpty()) {
+            throw new IllegalArgumentException("name: a semaphore name must not be empty");
+        }
+        LockRef.checkUtf8("name", "a semaphore name", name, MAX_LOCK_NAME_BYTES - QuorumSemaphore.SUFFIX_BYTES);
+        List<QuorumLock> slots = new java.util.ArrayList<>(permits);
+        for (int i = 0; i < permits; i++) {
+            slots.add(redLock(name + "/permit-" + i));
+        }
+        return new QuorumSemaphore(name, permits, slots, engine);
+    }
+
+    /**
      * The longest lock name, in UTF-8 bytes: 4096. Checked by {@link #lock(String, QuorumPolicy)} and everything
      * that goes through it ({@link #redLock(String)}, {@link #multiLock(String)}, {@code withLock}).
      */

@@ -1,0 +1,180 @@
+package dev.redlock;
+
+import dev.redlock.internal.QuorumEngine;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * A counting semaphore over the client's nodes: at most {@link #permits()} leases of it are held at any time, under the
+ * same fault model as a RedLock.
+ *
+ * <p><b>How, and why this way.</b> Permit {@code i} is a RedLock of its own, named {@code name + "/permit-" + i}. A
+ * permit is acquired by trying the permits one after another, starting at a random one, one round each, until one is
+ * granted; a full pass that finds every permit held sleeps (as a lock's waiter does) and tries again while the wait
+ * budget lasts. Since each permit is a RedLock, each has at most one holder, so at most {@code permits} leases exist
+ * at once. Counting holders on each node and admitting on a majority would not be: with 2 permits and 3 nodes, three
+ * clients can each be admitted by a different majority (nodes {1,2}, {2,3}, {1,3} each count two) and hold at the same
+ * time.
+ *
+ * <p>A permit is a {@link Lease}: it has a TTL, can be extended, is kept by the watchdog when auto-extended, signals its
+ * loss, and, from a {@link #fenced()} semaphore, carries a fencing token. Fencing tokens increase per permit (each
+ * permit has its own counter), not across the semaphore. Clients must agree on the number of permits of a name: a
+ * client that believes in more permits uses more of them. Its keys are those of the locks
+ * {@code name + "/permit-0"} ... {@code name + "/permit-(permits-1)"}; do not use those names for locks of your own.
+ *
+ * <p>Thread-safe. Instances are cheap. Not reentrant: every acquisition takes another permit.
+ */
+public final class QuorumSemaphore {
+
+    /** The most permits a semaphore may have. */
+    public static final int MAX_PERMITS = 1024;
+    /** Room left in a lock name for the permit suffix ({@code "/permit-1023"}). */
+    static final int SUFFIX_BYTES = 16;
+
+    private final String name;
+    private final int permits;
+    private final List<QuorumLock> slots;
+    private final QuorumEngine engine;
+
+    QuorumSemaphore(String name, int permits, List<QuorumLock> slots, QuorumEngine engine) {
+        this.name = name;
+        this.permits = permits;
+        this.slots = List.copyOf(slots);
+        this.engine = engine;
+    }
+
+    /**
+     * Returns the semaphore's name.
+     *
+     * @return the name given to {@link RedlockClient#semaphore(String, int)}
+     */
+    public String name() {
+        return name;
+    }
+
+    /**
+     * Returns how many leases may be held at once.
+     *
+     * @return the number of permits
+     */
+    public int permits() {
+        return permits;
+    }
+
+    /**
+     * Returns the same semaphore whose permits carry fencing tokens ({@link Lease#fencingToken()}), increasing per
+     * permit. See {@link QuorumLock#fenced()} for the cost and the guarantee.
+     *
+     * @return the fenced view; it shares the permits of this one
+     */
+    public QuorumSemaphore fenced() {
+        List<QuorumLock> fenced = new ArrayList<>(slots.size());
+        for (QuorumLock slot : slots) {
+            fenced.add(slot.fenced());
+        }
+        return new QuorumSemaphore(name, permits, fenced, engine);
+    }
+
+    /**
+     * Tries to take a permit as an auto-extended lease within {@code wait}: the watchdog keeps it, with the configured
+     * lease time as TTL, until it is released.
+     *
+     * @param wait the wait budget; zero (or negative) means one pass over the permits
+     * @return the permit's lease, or empty if every permit stayed held
+     * @throws InterruptedException if the thread is interrupted while acquiring; a permit won by the round in flight
+     *         is released
+     * @throws NotEnoughNodesException if, in the last pass, no permit could be decided because too few nodes were
+     *         reachable
+     * @throws IllegalStateException if the client is closed
+     */
+    public Optional<Lease> tryAcquire(Duration wait) throws InterruptedException {
+        return acquire(wait, null);
+    }
+
+    /**
+     * Tries to take a permit as a lease with a fixed lease time within {@code wait}. It is not extended automatically.
+     *
+     * @param wait the wait budget; zero means one pass over the permits
+     * @param leaseTime the time to live set on each node; must exceed the per-node timeout
+     * @return the permit's lease, or empty if every permit stayed held
+     * @throws InterruptedException if the thread is interrupted while acquiring; a permit won by the round in flight
+     *         is released
+     * @throws IllegalArgumentException if the lease time is not above the per-node timeout, or above 7 days
+     * @throws NotEnoughNodesException if, in the last pass, no permit could be decided because too few nodes were
+     *         reachable
+     * @throws IllegalStateException if the client is closed
+     */
+    public Optional<Lease> tryAcquire(Duration wait, Duration leaseTime) throws InterruptedException {
+        Objects.requireNonNull(leaseTime, "leaseTime");
+        engine.checkLeaseTime(leaseTime);
+        return acquire(wait, leaseTime);
+    }
+
+    private Optional<Lease> acquire(Duration wait, Duration leaseTime) throws InterruptedException {
+        Objects.requireNonNull(wait, "wait");
+        long waitNanos = wait.isNegative() ? 0 : saturatedNanos(wait); // as a lock's wait budget
+        long deadline = engine.ticker().nanoTime() + waitNanos;
+        RedlockConfig config = engine.config();
+        while (true) {
+            int start = ThreadLocalRandom.current().nextInt(permits);
+            boolean anyDecided = false;
+            AcquireResult last = null;
+            long freesIn = Long.MAX_VALUE;
+            for (int k = 0; k < permits; k++) {
+                QuorumLock slot = slots.get((start + k) % permits);
+                AcquireResult r = leaseTime == null ? slot.attempt(Duration.ZERO)
+                        : slot.attempt(Duration.ZERO, leaseTime);
+                if (r.acquired()) {
+                    return r.lease();
+                }
+                last = r;
+                if (r.reason() != FailureReason.NOT_ENOUGH_NODES) {
+                    anyDecided = true;
+                }
+                Optional<Duration> ttl = r.holderTtl();
+                if (ttl.isPresent()) {
+                    freesIn = Math.min(freesIn, TimeUnit.MILLISECONDS.toNanos(ttl.get().toMillis() + 1));
+                }
+            }
+            long remaining = deadline - engine.ticker().nanoTime();
+            if (remaining <= 0) {
+                if (!anyDecided) {
+                    throw new NotEnoughNodesException(last.lastRound());
+                }
+                return Optional.empty();
+            }
+            // Every permit is held: sleep the retry delay (jittered, so competing clients spread out), no longer than
+            // until the first holder's keys expire, nor past the budget.
+            double jitter = Math.min(config.retryJitter(), 0.999);
+            long delay = (long) (config.retryDelay().toNanos()
+                    * (1 - jitter + 2 * jitter * ThreadLocalRandom.current().nextDouble()));
+            sleep(Math.min(Math.min(delay, freesIn), remaining));
+        }
+    }
+
+    private void sleep(long nanos) throws InterruptedException {
+        long wakeAt = System.nanoTime() + nanos;
+        for (long left = nanos; left > 0; left = wakeAt - System.nanoTime()) {
+            LockSupport.parkNanos(this, left);
+            if (Thread.interrupted()) {
+                throw new InterruptedException("interrupted while acquiring a permit of semaphore '" + name + "'");
+            }
+        }
+    }
+
+    /** At most about 146 years, so that the deadline cannot overflow. */
+    private static long saturatedNanos(Duration d) {
+        return d.compareTo(Duration.ofNanos(Long.MAX_VALUE / 2)) > 0 ? Long.MAX_VALUE / 2 : d.toNanos();
+    }
+
+    @Override
+    public String toString() {
+        return "QuorumSemaphore{" + name + ", permits=" + permits + '}';
+    }
+}

@@ -1,0 +1,142 @@
+package dev.redlock;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+/** A semaphore over the quorum: never more than its permits held at once, and each permit a lease. */
+class SemaphoreTest extends RedisBackedTest {
+
+    /**
+     * Three clients, four threads each, on a semaphore of 3 permits for 3 s: each holder counts itself in while its
+     * lease is valid. Never more than 3 at once, and the 3 permits are used together.
+     */
+    @Test
+    void neverMoreHoldersThanPermits() throws Exception {
+        String name = uniqueName("sem");
+        List<QuorumSemaphore> semaphores = new ArrayList<>();
+        for (int c = 0; c < 3; c++) {
+            semaphores.add(client().semaphore(name, 3));
+        }
+        AtomicInteger holding = new AtomicInteger();
+        AtomicInteger most = new AtomicInteger();
+        AtomicInteger acquired = new AtomicInteger();
+        ExecutorService pool = Executors.newFixedThreadPool(12);
+        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(3);
+        List<Future<?>> workers = new ArrayList<>();
+        for (int t = 0; t < 12; t++) {
+            QuorumSemaphore s = semaphores.get(t % 3);
+            workers.add(pool.submit(() -> {
+                while (System.nanoTime() - until < 0) {
+                    Optional<Lease> permit = s.tryAcquire(Duration.ofSeconds(2), Duration.ofSeconds(10));
+                    if (permit.isEmpty()) {
+                        continue;
+                    }
+                    Lease lease = permit.get();
+                    lease.checkValid();
+                    int now = holding.incrementAndGet();
+                    most.accumulateAndGet(now, Math::max);
+                    acquired.incrementAndGet();
+                    long spin = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(2);
+                    while (System.nanoTime() - spin < 0) {
+                        Thread.onSpinWait(); // the critical section
+                    }
+                    holding.decrementAndGet();
+                    lease.release();
+                }
+                return null;
+            }));
+        }
+        for (Future<?> w : workers) {
+            w.get(30, TimeUnit.SECONDS);
+        }
+        pool.shutdown();
+        assertTrue(most.get() <= 3, "holders at once: " + most.get());
+        assertEquals(3, most.get(), "the three permits were never held together");
+        assertTrue(acquired.get() > 30, "permits taken: " + acquired.get());
+    }
+
+    @Test
+    void aFullSemaphoreRefusesUntilAPermitIsReleased() throws Exception {
+        QuorumSemaphore s = client().semaphore(uniqueName("full"), 2);
+        Lease a = s.tryAcquire(Duration.ZERO, Duration.ofSeconds(10)).orElseThrow();
+        Lease b = s.tryAcquire(Duration.ZERO, Duration.ofSeconds(10)).orElseThrow();
+        assertTrue(!a.lockName().equals(b.lockName()), "two leases on one permit: " + a.lockName());
+        QuorumSemaphore other = client().semaphore(s.name(), 2);
+        assertFalse(other.tryAcquire(Duration.ZERO, Duration.ofSeconds(10)).isPresent());
+        a.release();
+        Lease c = other.tryAcquire(Duration.ZERO, Duration.ofSeconds(10)).orElseThrow();
+        assertEquals(a.lockName(), c.lockName());
+    }
+
+    /** A holder that never releases (it crashed): its permit frees when its keys expire, and a waiter takes it. */
+    @Test
+    void aCrashedHoldersPermitIsTakenWhenItsLeaseEnds() throws Exception {
+        QuorumSemaphore s = client().semaphore(uniqueName("crash"), 1);
+        s.tryAcquire(Duration.ZERO, Duration.ofMillis(800)).orElseThrow();
+        QuorumSemaphore waiting = client(b -> b.retryDelay(Duration.ofSeconds(30)).retryJitter(0))
+                .semaphore(s.name(), 1);
+        assertTrue(waiting.tryAcquire(Duration.ofSeconds(5), Duration.ofSeconds(10)).isPresent(),
+                "the waiter slept past the holder's TTL");
+    }
+
+    @Test
+    void permitsAreLeasesWithFencingTokensAndTheWatchdog() throws Exception {
+        QuorumSemaphore s = client().semaphore(uniqueName("lease"), 1).fenced();
+        Lease first = s.tryAcquire(Duration.ZERO).orElseThrow();
+        assertTrue(first.fencingToken().isPresent());
+        long token = first.fencingToken().getAsLong();
+        first.release();
+        Lease second = s.tryAcquire(Duration.ZERO).orElseThrow();
+        assertTrue(second.fencingToken().getAsLong() > token, "fencing token did not increase");
+        second.release();
+    }
+
+    @Test
+    void oneKilledNodeOfFiveChangesNothing() throws Exception {
+        QuorumSemaphore s = client().semaphore(uniqueName("killed"), 2);
+        node(4).kill();
+        Lease a = s.tryAcquire(Duration.ofSeconds(1), Duration.ofSeconds(10)).orElseThrow();
+        Lease b = s.tryAcquire(Duration.ofSeconds(1), Duration.ofSeconds(10)).orElseThrow();
+        assertFalse(s.tryAcquire(Duration.ZERO, Duration.ofSeconds(10)).isPresent());
+        a.release();
+        b.release();
+    }
+
+    @Test
+    void badInputFailsNamingTheField() {
+        RedlockClient c = client();
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> c.semaphore("s", 0));
+        assertTrue(e.getMessage().startsWith("permits:") && e.getMessage().contains("1 and 1024"), e.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> c.semaphore("s", QuorumSemaphore.MAX_PERMITS + 1));
+        e = assertThrows(IllegalArgumentException.class, () -> c.semaphore("", 2));
+        assertTrue(e.getMessage().startsWith("name:"), e.getMessage());
+        e = assertThrows(IllegalArgumentException.class,
+                () -> c.semaphore("n".repeat(RedlockClient.MAX_LOCK_NAME_BYTES), 2));
+        assertTrue(e.getMessage().startsWith("name:"), e.getMessage());
+        e = assertThrows(IllegalArgumentException.class,
+                () -> c.semaphore("s", 2).tryAcquire(Duration.ZERO, Duration.ofMillis(1)));
+        assertTrue(e.getMessage().startsWith("leaseTime"), e.getMessage());
+    }
+
+    @Test
+    void withTooFewNodesItSaysSo() throws Exception {
+        QuorumSemaphore s = client().semaphore(uniqueName("down"), 2);
+        node(2).kill();
+        node(3).kill();
+        node(4).kill();
+        assertThrows(NotEnoughNodesException.class, () -> s.tryAcquire(Duration.ZERO, Duration.ofSeconds(10)));
+    }
+}
