@@ -128,6 +128,69 @@ public final class RedlockClient implements AutoCloseable {
     }
 
     /**
+     * Reads who holds lock {@code name} on every node, in parallel, waiting at most one per-node timeout. A snapshot
+     * for operators, stale as soon as it is read: never decide from it whether to act on a resource.
+     *
+     * @param name the lock's name, checked as by {@link #lock(String, QuorumPolicy)}
+     * @return each node's holder and remaining TTL, and the quorum view
+     * @throws IllegalArgumentException if the name is not a valid lock name
+     * @throws IllegalStateException if the client is closed
+     */
+    public LockInfo inspect(String name) {
+        return info(name, engine.inspect(keyOf(name), false));
+    }
+
+    /**
+     * Returns whether one holder has lock {@code name} on a majority of the nodes now; see {@link #inspect(String)}.
+     *
+     * @param name the lock's name
+     * @return the quorum view: {@link LockInfo#locked()}
+     * @throws IllegalArgumentException if the name is not a valid lock name
+     * @throws IllegalStateException if the client is closed
+     */
+    public boolean isLocked(String name) {
+        return inspect(name).locked();
+    }
+
+    /**
+     * Deletes lock {@code name}'s key on every node, whoever holds it: an administrator's way out of a lock held by a
+     * process that will not release it. Logged at WARN with the holder, the calling thread and process. The holder
+     * is not told at once: its next extension finds the key gone and its lease is declared lost (a holder with a
+     * fixed lease keeps believing it holds until its deadline, so use this only on a holder known to be gone, or
+     * with fencing tokens, which this leaves increasing). Waiters are woken as by a release.
+     *
+     * @param name the lock's name
+     * @return each node's answer: {@link NodeStatus#RELEASED} deleted, {@link NodeStatus#ALREADY_EXPIRED} absent, or a
+     *     failure (that node still has the key until its TTL)
+     * @throws IllegalArgumentException if the name is not a valid lock name
+     * @throws IllegalStateException if the client is closed
+     */
+    public List<NodeOutcome> forceUnlock(String name) {
+        String key = keyOf(name);
+        LockInfo before = inspect(name);
+        List<NodeOutcome> deleted = new java.util.ArrayList<>();
+        for (QuorumEngine.NodeView v : engine.inspect(key, true)) {
+            deleted.add(v.outcome());
+        }
+        long n = deleted.stream().filter(o -> o.status() == NodeStatus.RELEASED).count();
+        LOG.warn("lock '{}' force-unlocked by thread '{}' of process {}: key deleted on {} of {} nodes; holder was {}",
+                name, Thread.currentThread().getName(), ProcessHandle.current().pid(), n, deleted.size(),
+                before.holder().map(h -> h + "…").orElse("none with a majority (per node: " + before.holders().stream()
+                        .map(h -> h.map(p -> p + "…").orElse("-")).toList() + ")"));
+        return deleted;
+    }
+
+    private LockInfo info(String name, List<QuorumEngine.NodeView> views) {
+        List<NodeOutcome> outcomes = new java.util.ArrayList<>(views.size());
+        List<Optional<String>> holders = new java.util.ArrayList<>(views.size());
+        for (QuorumEngine.NodeView v : views) {
+            outcomes.add(v.outcome());
+            holders.add(Optional.ofNullable(v.holderPrefix()));
+        }
+        return new LockInfo(name, outcomes, holders, config.driftFactor());
+    }
+
+    /**
      * Returns a counting semaphore: at most {@code permits} leases of it are held at once, each permit a RedLock of
      * its own. See {@link QuorumSemaphore} for how, and for why counting per node would not be safe.
      *

@@ -29,6 +29,10 @@ public final class LuaScript {
     /** Copies a fencing counter into a node whose counters are being repaired. */
     public static final LuaScript REPAIR = load("repair.lua");
 
+    /** Reads who holds a lock key (a token prefix) and its TTL, for inspection. */
+    public static final LuaScript INSPECT = load("inspect.lua");
+    /** Deletes a lock key whoever holds it (an administrator's forced unlock), and tells its waiters. */
+    public static final LuaScript FORCE = load("force.lua");
     /** Every script the lock path sends, in the order a new connection loads them. */
     public static final java.util.List<LuaScript> ALL = java.util.List.of(ACQUIRE, RELEASE, EXTEND, FENCE, MARKER);
 

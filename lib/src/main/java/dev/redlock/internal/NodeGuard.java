@@ -114,11 +114,11 @@ final class NodeGuard {
     }
 
     /**
-     * Lets an op through the breaker, or answers it {@link NodeStatus#CIRCUIT_OPEN} at once. Releases always pass
-     * and take no permission: an earlier acquire may have been applied.
+     * Lets an op through the breaker, or answers it {@link NodeStatus#CIRCUIT_OPEN} at once. Releases (and forced
+     * unlocks) always pass and take no permission: an earlier acquire may have been applied.
      */
     boolean admit(NodeOp op) {
-        if (op.kind == NodeOp.Kind.RELEASE || op.kind == NodeOp.Kind.MARKER) {
+        if (op.kind == NodeOp.Kind.RELEASE || op.kind == NodeOp.Kind.MARKER || op.kind == NodeOp.Kind.FORCE_RELEASE) {
             return true;
         }
         if (breaker.tryAcquirePermission()) {

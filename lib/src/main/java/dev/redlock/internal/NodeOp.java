@@ -27,7 +27,11 @@ public final class NodeOp {
         /** {@code fence.lua}: raise the fencing counter to a candidate while the key still holds our token. */
         FENCE,
         /** {@code marker.lua}: maintenance of the node's incarnation marker; belongs to no round. */
-        MARKER
+        MARKER,
+        /** {@code inspect.lua}: who holds the key (a token prefix) and its TTL; changes nothing. */
+        INSPECT,
+        /** {@code force.lua}: deletes the key whoever holds it (an administrator's forced unlock). */
+        FORCE_RELEASE
     }
 
     final Kind kind;
@@ -72,6 +76,8 @@ public final class NodeOp {
     long value = -1;
     /** Whether the counter may be trusted in a fencing read, as the node's script judged it. */
     boolean counterValid;
+    /** An inspection: the first 8 characters of the token the key holds there; null if absent or before a reply. */
+    String holderPrefix;
     /** A refused acquire: the holder's key's remaining TTL on the node in ms (-1 none, -2 gone); -1 before a reply. */
     long holderTtlMillis = -1;
     /** Whether the node's fencing counters are intact (never lost since the cluster's counters started). */
@@ -229,6 +235,10 @@ public final class NodeOp {
                         : new String[] {key, counterKey}, new String[] {token, Long.toString(candidate)});
             case MARKER:
                 return script(LuaScript.MARKER, new String[] {markerKey}, markerArgs);
+            case INSPECT:
+                return script(LuaScript.INSPECT, new String[] {key}, new String[0]);
+            case FORCE_RELEASE:
+                return script(LuaScript.FORCE, new String[] {key}, new String[0]);
             default:
                 throw new IllegalStateException("unknown op " + kind);
         }
@@ -281,7 +291,22 @@ public final class NodeOp {
             }
             throw new IllegalStateException("unexpected reply to " + kind + ": " + describe(reply));
         }
+        if (kind == Kind.INSPECT) {
+            if (reply instanceof List && ((List<?>) reply).size() == 2) {
+                List<?> r = (List<?>) reply;
+                holderTtlMillis = number(r.get(1));
+                if (r.get(0) == null) {
+                    return NodeStatus.ALREADY_EXPIRED; // absent
+                }
+                holderPrefix = text(r.get(0));
+                return NodeStatus.TAKEN;
+            }
+            throw new IllegalStateException("unexpected reply to " + kind + ": " + describe(reply));
+        }
         long code = reply instanceof Long ? (Long) reply : Long.MIN_VALUE;
+        if (kind == Kind.FORCE_RELEASE && (code == 0 || code == 1)) {
+            return code == 1 ? NodeStatus.RELEASED : NodeStatus.ALREADY_EXPIRED;
+        }
         if (kind == Kind.MARKER && (code == 0 || code == 1)) {
             return NodeStatus.GRANTED;
         }

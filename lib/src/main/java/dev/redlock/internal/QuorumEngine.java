@@ -1004,6 +1004,44 @@ public final class QuorumEngine implements AutoCloseable {
         }
     }
 
+    // ------------------------------------------------------------------------------------------------ inspection
+
+    /** What one node said of a lock key: its outcome (TAKEN with the TTL, or ALREADY_EXPIRED), and who holds it. */
+    public record NodeView(NodeOutcome outcome, String holderPrefix) {
+    }
+
+    /**
+     * Reads (or, {@code force}, deletes) a lock key on every node in parallel, waiting at most one per-node timeout;
+     * nodes that did not answer by then are {@link NodeStatus#PENDING}.
+     */
+    public List<NodeView> inspect(String key, boolean force) {
+        ensureOpen();
+        long t1 = ticker.nanoTime();
+        Round round = new Round(force ? NodeOp.Kind.FORCE_RELEASE : NodeOp.Kind.INSPECT, names, nodes.size(), t1,
+                ticker);
+        CompletableFuture<Round> all = round.allAnswered();
+        // A forced unlock is worth sending for as long as a lease may live; an inspection only within its wait.
+        long sendBy = force ? t1 + TimeUnit.DAYS.toNanos(7) : t1 + perNodeTimeoutNanos;
+        for (int i = 0; i < nodes.size(); i++) {
+            nodes.get(i).submit(round.op(i, key, "", 0, sendBy));
+        }
+        round.endSubmit();
+        try {
+            all.get(perNodeTimeoutNanos, TimeUnit.NANOSECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+            // Reported per node below.
+        }
+        List<NodeOutcome> outcomes = round.outcomesNow();
+        List<NodeView> views = new ArrayList<>(outcomes.size());
+        for (int i = 0; i < outcomes.size(); i++) {
+            NodeOp op = round.opOf(i);
+            views.add(new NodeView(outcomes.get(i), op == null ? null : op.holderPrefix));
+        }
+        return views;
+    }
+
     void completeAsync(Runnable completion) {
         asyncExecutor.execute(completion);
     }

@@ -218,7 +218,7 @@ public final class SimNodeClient implements NodeClient {
     }
 
     private static final List<LuaScript> SCRIPTS = List.of(LuaScript.ACQUIRE, LuaScript.RELEASE, LuaScript.EXTEND,
-            LuaScript.FENCE, LuaScript.MARKER, LuaScript.REPAIR);
+            LuaScript.FENCE, LuaScript.MARKER, LuaScript.REPAIR, LuaScript.INSPECT, LuaScript.FORCE);
 
     /**
      * The library script an {@code EVALSHA} names by SHA-1 (or an {@code EVAL} by source): a simulated server has
