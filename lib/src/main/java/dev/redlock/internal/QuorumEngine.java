@@ -240,7 +240,7 @@ public final class QuorumEngine implements AutoCloseable {
         boolean interrupted = false;
         long wakeAt = System.nanoTime() + delay;
         for (long left = delay; left > 0; left = wakeAt - System.nanoTime()) {
-            if (waiter != null && waitRoom.signalled(waiter)) {
+            if (closed || (waiter != null && waitRoom.signalled(waiter))) {
                 break;
             }
             LockSupport.parkNanos(this, left);
@@ -627,6 +627,12 @@ public final class QuorumEngine implements AutoCloseable {
             }
             if (waiter == null && waitRoom != null && a.outcome.reason() == FailureReason.BUSY) {
                 waiter = waitRoom.joinAsync(ref.key(), this::signalled);
+                if (stopped || future.isDone()) {
+                    // Cancelled (or timed out) while joining: the completion hook may have run before the waiter was
+                    // set, so leave here too (leaving twice is harmless), or the key would keep a waiter forever.
+                    waitRoom.leave(waiter, false);
+                    return;
+                }
             }
             WaitRoom.Waiter w = waiter;
             sleepThenRound(w != null && waitRoom.signalled(w) ? 0
@@ -1087,6 +1093,9 @@ public final class QuorumEngine implements AutoCloseable {
         for (AsyncAcquisition a : betweenRounds.toArray(new AsyncAcquisition[0])) {
             betweenRounds.remove(a);
             a.failClosed();
+        }
+        if (waitRoom != null) {
+            waitRoom.wakeAll(); // sleeping callers see the client closed now, not at their next poll
         }
         watchdog.closeAll();
         repair.close();

@@ -1,6 +1,8 @@
 package dev.redlock.internal;
 
 import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.LockSupport;
 
@@ -121,7 +123,9 @@ final class WaitRoom {
     void leave(Waiter w, boolean won) {
         Waiter[] next = new Waiter[1];
         queues.computeIfPresent(w.key, (k, q) -> {
-            q.waiters.remove(w);
+            if (!q.waiters.remove(w)) {
+                return q; // left already: leaving is idempotent
+            }
             if (w.signalled && !won) {
                 next[0] = oldestUnsignalled(q);
             }
@@ -204,6 +208,19 @@ final class WaitRoom {
             return q;
         });
         return ahead[0];
+    }
+
+    /** Wakes every waiter (the client is closing: they find out at once instead of at their next poll). */
+    void wakeAll() {
+        List<Waiter> all = new ArrayList<>();
+        for (Queue q : queues.values()) {
+            synchronized (all) {
+                all.addAll(List.copyOf(q.waiters)); // a stale copy is fine: each is only woken
+            }
+        }
+        for (Waiter w : all) {
+            w.wake();
+        }
     }
 
     /** How many keys have waiters (for tests and leak checks). */
