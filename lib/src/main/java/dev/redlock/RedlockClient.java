@@ -137,7 +137,7 @@ public final class RedlockClient implements AutoCloseable {
      * @throws IllegalStateException if the client is closed
      */
     public LockInfo inspect(String name) {
-        return info(name, engine.inspect(keyOf(name), false));
+        return info(name, engine.inspect(keyOf(name)));
     }
 
     /**
@@ -154,22 +154,27 @@ public final class RedlockClient implements AutoCloseable {
 
     /**
      * Deletes lock {@code name}'s key on every node, whoever holds it: an administrator's way out of a lock held by a
-     * process that will not release it. Logged at WARN with the holder, the calling thread and process. The holder
-     * is not told at once: its next extension finds the key gone and its lease is declared lost (a holder with a
-     * fixed lease keeps believing it holds until its deadline, so use this only on a holder known to be gone, or
-     * with fencing tokens, which this leaves increasing). Waiters are woken as by a release.
+     * process that will not release it. It first inspects the nodes, then deletes on each node only the key of the
+     * holder seen there (token-checked), so a holder that took the lock in between is left alone. Logged at WARN with
+     * the holder, the calling thread and process. The holder is not told at once: its next extension finds the key
+     * gone and its lease is declared lost (a holder with a fixed lease keeps believing it holds until its deadline,
+     * so use this only on a holder known to be gone, or with fencing tokens, which this leaves increasing). Waiters
+     * are woken as by a release.
      *
      * @param name the lock's name
-     * @return each node's answer: {@link NodeStatus#RELEASED} deleted, {@link NodeStatus#ALREADY_EXPIRED} absent, or a
-     *     failure (that node still has the key until its TTL)
+     * @return each node's answer: {@link NodeStatus#RELEASED} deleted, {@link NodeStatus#ALREADY_EXPIRED} absent (or
+     *     nothing seen there), {@link NodeStatus#OWNED_BY_ANOTHER} a new holder since, left alone, or a failure (that
+     *     node keeps the key until its TTL)
      * @throws IllegalArgumentException if the name is not a valid lock name
      * @throws IllegalStateException if the client is closed
      */
     public List<NodeOutcome> forceUnlock(String name) {
         String key = keyOf(name);
         LockInfo before = inspect(name);
+        List<String> seen = before.holders().stream().map(h -> h.orElse(null)).collect(
+                java.util.stream.Collectors.toList());
         List<NodeOutcome> deleted = new java.util.ArrayList<>();
-        for (QuorumEngine.NodeView v : engine.inspect(key, true)) {
+        for (QuorumEngine.NodeView v : engine.forceRelease(key, seen)) {
             deleted.add(v.outcome());
         }
         long n = deleted.stream().filter(o -> o.status() == NodeStatus.RELEASED).count();
@@ -178,6 +183,11 @@ public final class RedlockClient implements AutoCloseable {
                 before.holder().map(h -> h + "…").orElse("none with a majority (per node: " + before.holders().stream()
                         .map(h -> h.map(p -> p + "…").orElse("-")).toList() + ")"));
         return deleted;
+    }
+
+    /** How many nodes' release-notification subscriptions are up now (for tests). */
+    int listeningNodes() {
+        return nodes.listening();
     }
 
     private LockInfo info(String name, List<QuorumEngine.NodeView> views) {

@@ -853,9 +853,13 @@ public final class RedlockConfig {
          * channel on every node given by URI without TLS, over one subscriber connection per node for all keys,
          * opened when the first acquisition waits. A release of this client wakes its waiters directly. Each release
          * wakes one waiter of the key per client, the one waiting longest, so a release costs one retry however
-         * many threads wait. Waiters still retry no later than {@link #retryDelay(Duration)} (and no later than
-         * the holder's remaining TTL), so a lost notification, a node whose subscription is down or restarting, a
-         * TLS node or a node given as a Jedis client costs at most one retry delay. Off, waiters poll as before.
+         * many threads wait. A new acquisition of a key that already has waiters in this client queues behind them.
+         * Waiters still poll: the longest-waiting one after {@link #retryDelay(Duration)}, the others later by
+         * their place in line (the k-th after k + 1 delays, at most 10), and none past the holder's remaining TTL;
+         * so a lost notification, a node whose subscription is down or restarting, a TLS node or a node given as a
+         * Jedis client costs the longest waiter at most one retry delay. The first waiter of a key subscribes
+         * after its first refused round: a release just then is heard at its next poll. Off, waiters only poll
+         * (each after one retry delay) and newcomers do not queue.
          *
          * @param notify whether to listen for releases
          * @return this builder

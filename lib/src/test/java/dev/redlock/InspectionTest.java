@@ -82,6 +82,21 @@ class InspectionTest extends RedisBackedTest {
         assertTrue(admin.forceUnlock(name).stream().allMatch(o -> o.status() == NodeStatus.ALREADY_EXPIRED));
     }
 
+    /** The forced delete is token-checked by what the inspection saw: a holder that came since is left alone. */
+    @Test
+    void aForcedUnlockLeavesAHolderThatCameAfterTheInspection() {
+        String key = client().keyOf(uniqueName("since"));
+        String source = dev.redlock.internal.LuaScript.FORCE.source();
+        try (redis.clients.jedis.Jedis j = node(0).client()) {
+            j.set(key, "newholder-token");
+            assertEquals(-1L, j.eval(source, List.of(key), List.of("oldholde")));
+            assertEquals("newholder-token", j.get(key));
+            assertEquals(1L, j.eval(source, List.of(key), List.of("newholde")));
+            assertFalse(j.exists(key));
+            assertEquals(0L, j.eval(source, List.of(key), List.of("newholde")));
+        }
+    }
+
     @Test
     void badNamesFailNamingTheField() {
         RedlockClient c = client();

@@ -134,6 +134,30 @@ class ReleaseNotificationTest extends RedisBackedTest {
         assertTrue(r.acquired, () -> "not woken by its own client's release: " + r.result);
     }
 
+    /**
+     * A subscriber connection that goes silent is checked with PING and, when nothing answers (the node stopped, or a
+     * half-open TCP path), dropped and opened again once the node is back: notifications resume.
+     */
+    @Test
+    void aSilentSubscriberConnectionIsCheckedAndReplaced() throws Exception {
+        RedlockClient holder = client();
+        RedlockClient waiting = client(b -> b.retryDelay(SLOW_POLL).retryJitter(0)
+                .identityCheckInterval(Duration.ofMillis(300)).connectTimeout(Duration.ofMillis(300)));
+        String name = uniqueName("ping");
+        Lease lease = holder.redLock(name).tryAcquire(Duration.ZERO, Duration.ofMinutes(1)).orElseThrow();
+        CompletableFuture<Attempted> got = CompletableFuture.supplyAsync(() -> attempt(waiting, name,
+                Duration.ofSeconds(20)));
+        awaitListening(lease.key(), 5);
+        await().atMost(Duration.ofSeconds(5)).until(() -> waiting.listeningNodes() == 5);
+        node(0).pause();
+        await().atMost(Duration.ofSeconds(5)).until(() -> waiting.listeningNodes() == 4); // dropped as silent
+        node(0).resume();
+        await().atMost(Duration.ofSeconds(5)).until(() -> waiting.listeningNodes() == 5); // subscribed again
+        lease.release();
+        Attempted r = got.get(10, TimeUnit.SECONDS);
+        assertTrue(r.acquired, () -> "not woken after the reconnect: " + r.result);
+    }
+
     /** One node's subscription is gone with the node: the releases the four others publish still wake the waiter. */
     @Test
     void aKilledNodeLeavesTheOthersNotifying() throws Exception {

@@ -31,10 +31,11 @@ public final class LuaScript {
 
     /** Reads who holds a lock key (a token prefix) and its TTL, for inspection. */
     public static final LuaScript INSPECT = load("inspect.lua");
-    /** Deletes a lock key whoever holds it (an administrator's forced unlock), and tells its waiters. */
+    /** Deletes a lock key still held by the holder an inspection saw (a forced unlock), and tells its waiters. */
     public static final LuaScript FORCE = load("force.lua");
     /** Every script the lock path sends, in the order a new connection loads them. */
-    public static final java.util.List<LuaScript> ALL = java.util.List.of(ACQUIRE, RELEASE, EXTEND, FENCE, MARKER);
+    public static final java.util.List<LuaScript> ALL = java.util.List.of(ACQUIRE, RELEASE, EXTEND, FENCE, MARKER,
+            INSPECT, FORCE);
 
     private final String name;
     private final String source;

@@ -30,7 +30,7 @@ public final class NodeOp {
         MARKER,
         /** {@code inspect.lua}: who holds the key (a token prefix) and its TTL; changes nothing. */
         INSPECT,
-        /** {@code force.lua}: deletes the key whoever holds it (an administrator's forced unlock). */
+        /** {@code force.lua}: deletes the key if the holder an inspection saw still has it (a forced unlock). */
         FORCE_RELEASE
     }
 
@@ -238,7 +238,8 @@ public final class NodeOp {
             case INSPECT:
                 return script(LuaScript.INSPECT, new String[] {key}, new String[0]);
             case FORCE_RELEASE:
-                return script(LuaScript.FORCE, new String[] {key}, new String[0]);
+                // The token field carries the holder's prefix the inspection saw on this node.
+                return script(LuaScript.FORCE, new String[] {key}, new String[] {token});
             default:
                 throw new IllegalStateException("unknown op " + kind);
         }
@@ -304,8 +305,8 @@ public final class NodeOp {
             throw new IllegalStateException("unexpected reply to " + kind + ": " + describe(reply));
         }
         long code = reply instanceof Long ? (Long) reply : Long.MIN_VALUE;
-        if (kind == Kind.FORCE_RELEASE && (code == 0 || code == 1)) {
-            return code == 1 ? NodeStatus.RELEASED : NodeStatus.ALREADY_EXPIRED;
+        if (kind == Kind.FORCE_RELEASE && (code == 0 || code == 1 || code == -1)) {
+            return code == 1 ? NodeStatus.RELEASED : code == 0 ? NodeStatus.ALREADY_EXPIRED : NodeStatus.OWNED_BY_ANOTHER;
         }
         if (kind == Kind.MARKER && (code == 0 || code == 1)) {
             return NodeStatus.GRANTED;

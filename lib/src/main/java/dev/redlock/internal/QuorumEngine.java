@@ -1017,19 +1017,34 @@ public final class QuorumEngine implements AutoCloseable {
     }
 
     /**
-     * Reads (or, {@code force}, deletes) a lock key on every node in parallel, waiting at most one per-node timeout;
-     * nodes that did not answer by then are {@link NodeStatus#PENDING}.
+     * Reads a lock key on every node in parallel, waiting at most one per-node timeout; nodes that did not answer by
+     * then are {@link NodeStatus#PENDING}.
      */
-    public List<NodeView> inspect(String key, boolean force) {
+    public List<NodeView> inspect(String key) {
+        return onEveryNode(NodeOp.Kind.INSPECT, key, null);
+    }
+
+    /**
+     * Deletes a lock key on each node where it still holds the token starting with {@code holders.get(i)} (what an
+     * inspection saw there); nodes with a null prefix are not asked. Waits at most one per-node timeout.
+     */
+    public List<NodeView> forceRelease(String key, List<String> holders) {
+        return onEveryNode(NodeOp.Kind.FORCE_RELEASE, key, holders);
+    }
+
+    private List<NodeView> onEveryNode(NodeOp.Kind kind, String key, List<String> holders) {
         ensureOpen();
         long t1 = ticker.nanoTime();
-        Round round = new Round(force ? NodeOp.Kind.FORCE_RELEASE : NodeOp.Kind.INSPECT, names, nodes.size(), t1,
-                ticker);
+        Round round = new Round(kind, names, nodes.size(), t1, ticker);
         CompletableFuture<Round> all = round.allAnswered();
-        // A forced unlock is worth sending for as long as a lease may live; an inspection only within its wait.
-        long sendBy = force ? t1 + TimeUnit.DAYS.toNanos(7) : t1 + perNodeTimeoutNanos;
+        long sendBy = t1 + perNodeTimeoutNanos;
         for (int i = 0; i < nodes.size(); i++) {
-            nodes.get(i).submit(round.op(i, key, "", 0, sendBy));
+            String holder = holders == null ? "" : holders.get(i);
+            if (holder == null || (holders != null && holder.isEmpty())) {
+                round.onReply(i, NodeStatus.ALREADY_EXPIRED, null, null); // nothing seen there: nothing to delete
+            } else {
+                nodes.get(i).submit(round.op(i, key, holder, 0, sendBy));
+            }
         }
         round.endSubmit();
         try {

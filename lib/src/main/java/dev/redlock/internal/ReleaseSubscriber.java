@@ -25,18 +25,25 @@ import org.slf4j.LoggerFactory;
  * the channels of the keys this client has waiters for ({@code release.lua} publishes on the key's name when it
  * deletes it). It connects only once some key has a waiter, subscribes and unsubscribes as keys gain and lose their
  * waiters, and after a lost connection (a restart, a network fault) reconnects with back-off and subscribes again;
- * meanwhile waiters poll. Notifications only make waiting shorter, so nothing here can harm safety: a hostile or
- * stalled node just sends nothing useful, and a protocol violation drops the connection.
+ * meanwhile waiters poll. Notifications only make waiting shorter, so nothing here can harm safety: a stalled node
+ * sends nothing, and a protocol violation drops the connection. Pub/sub is not authenticated, though: any client of a
+ * node may PUBLISH on a lock's channel, and so wake waiters early (each then runs one more round) or, by repeating a
+ * holder's token prefix, make the client drop the real notification (the waiter then polls). A node whose ACL
+ * refuses SUBSCRIBE is asked again only every {@link #REFUSED_RETRY_MILLIS} ms.
  */
 final class ReleaseSubscriber implements NioLoop.Handler {
 
     private static final Logger LOG = LoggerFactory.getLogger(ReleaseSubscriber.class);
+    /** How long a node that refused SUBSCRIBE (an ACL without channel permissions) is left alone. */
+    static final long REFUSED_RETRY_MILLIS = 60_000;
 
     private final NodeSpec spec;
     private final NioLoop loop;
     private final BiConsumer<String, String> onRelease;
     private final IntervalFunction backoff;
     private final long connectTimeoutNanos;
+    /** How long the connection may be silent before a PING checks it is still there (a half-open TCP path). */
+    private final long pingIntervalNanos;
     private final Resp.Limits limits;
     /** The channels waiters want, from any thread. */
     private final Set<String> wanted = ConcurrentHashMap.newKeySet();
@@ -52,9 +59,15 @@ final class ReleaseSubscriber implements NioLoop.Handler {
     private final Set<String> subscribed = new HashSet<>();
     /** AUTH replies still to come before the pushes start. */
     private int authLeft;
+    private long lastReadNanos;
+    /** When the unanswered PING went out; 0 if none is. */
+    private long pingSentNanos;
     private ByteBuffer in = ByteBuffer.allocate(4096);
     private ByteBuffer out = ByteBuffer.allocate(0);
     private volatile boolean closed;
+    /** The last connection ended with SUBSCRIBE refused (loop thread only). */
+    private boolean refused;
+    private boolean refusedLogged;
     /** Whether the subscription is up (for tests and the node report). */
     private volatile boolean listening;
 
@@ -65,6 +78,7 @@ final class ReleaseSubscriber implements NioLoop.Handler {
         this.backoff = IntervalFunction.ofExponentialRandomBackoff(Duration.ofMillis(10), 2.0, 0.5,
                 Duration.ofMillis(Math.max(10, Math.min(1_000, config.circuitOpenDuration().toMillis()))));
         this.connectTimeoutNanos = config.connectTimeout().toNanos();
+        this.pingIntervalNanos = config.identityCheckInterval().toNanos();
         this.limits = Resp.Limits.DEFAULT.withMaxBulkBytes(config.maxReplyBytes());
         loop.add(this);
     }
@@ -104,6 +118,15 @@ final class ReleaseSubscriber implements NioLoop.Handler {
             connect();
         } else if (channel != null && !connected && nowNanos - connectStartedNanos > connectTimeoutNanos) {
             disconnect(new IOException("connect timed out"));
+        } else if (connected && pingSentNanos != 0 && nowNanos - pingSentNanos > connectTimeoutNanos) {
+            disconnect(new IOException("no answer to PING: the connection is gone"));
+        } else if (connected && pingSentNanos == 0 && nowNanos - lastReadNanos > pingIntervalNanos) {
+            try {
+                pingSentNanos = nowNanos;
+                queue(Resp.encode("PING"));
+            } catch (IOException e) {
+                disconnect(e);
+            }
         }
     }
 
@@ -154,6 +177,8 @@ final class ReleaseSubscriber implements NioLoop.Handler {
 
     private void connected() throws IOException {
         connected = true;
+        lastReadNanos = System.nanoTime();
+        pingSentNanos = 0;
         key.interestOps(SelectionKey.OP_READ);
         if (spec.password() != null) {
             authLeft = 1;
@@ -220,6 +245,7 @@ final class ReleaseSubscriber implements NioLoop.Handler {
         if (n < 0) {
             throw new IOException("connection closed by the server");
         }
+        lastReadNanos = System.nanoTime();
         in.flip();
         while (true) {
             Object reply = Resp.parse(in, limits);
@@ -249,8 +275,21 @@ final class ReleaseSubscriber implements NioLoop.Handler {
             return;
         }
         if (reply instanceof Resp.ErrorReply) {
-            // SUBSCRIBE refused (an ACL without channel permissions): waiters keep polling.
+            // SUBSCRIBE refused (an ACL without channel permissions): waiters keep polling; asking again every
+            // second would only load the node.
+            if (!refusedLogged) {
+                refusedLogged = true;
+                LOG.info("node {} refuses SUBSCRIBE ({}): its release notifications are off, waiters poll; allow the "
+                        + "lock keys' channels for the client's user to have them", spec.name(), reply);
+            }
+            refused = true;
             throw new IOException("subscribe refused: " + reply);
+        }
+        // PING: ["pong", ""] while subscribed, +PONG once every channel was unsubscribed.
+        if ("PONG".equals(reply) || (reply instanceof List && ((List<?>) reply).size() == 2
+                && "pong".equals(text(((List<?>) reply).get(0))))) {
+            pingSentNanos = 0;
+            return;
         }
         if (!(reply instanceof List) || ((List<?>) reply).size() != 3) {
             throw new Resp.ProtocolException("not a pub/sub push");
@@ -290,7 +329,9 @@ final class ReleaseSubscriber implements NioLoop.Handler {
             }
         }
         if (cause != null && !closed) {
-            notBeforeNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(backoff.apply(++failures));
+            long delay = refused ? REFUSED_RETRY_MILLIS : backoff.apply(++failures);
+            refused = false;
+            notBeforeNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(delay);
             LOG.debug("node {}: release notifications down, waiters poll until they are back: {}", spec.name(),
                     cause.toString());
         }
