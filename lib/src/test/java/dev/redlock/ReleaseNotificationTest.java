@@ -53,11 +53,10 @@ class ReleaseNotificationTest extends RedisBackedTest {
         RedlockClient holder = client();
         RedlockClient waiting = slowPoller(true);
         String name = uniqueName("notify");
-        Lease lease = holder.redLock(name).tryAcquire(Duration.ZERO, Duration.ofMinutes(1)).orElseThrow();
+        Lease lease = holdForAMinute(holder, name);
         CompletableFuture<Attempted> got = CompletableFuture.supplyAsync(() -> attempt(waiting, name));
         awaitListening(lease.key(), 5);
-        lease.release();
-        Attempted r = got.get(10, TimeUnit.SECONDS);
+        Attempted r = releaseThenOutcome(lease, got);
         // (Woken by the first node's notification, a round may still find the key on others; its own cleanup of
         // the nodes it got then notifies again. Either way, long before the 30 s poll.)
         assertTrue(r.acquired, () -> "not woken by the release: " + r.result);
@@ -89,7 +88,7 @@ class ReleaseNotificationTest extends RedisBackedTest {
         RedlockClient holder = client();
         RedlockClient waiting = slowPoller(false);
         String name = uniqueName("poll");
-        Lease lease = holder.redLock(name).tryAcquire(Duration.ZERO, Duration.ofMinutes(1)).orElseThrow();
+        Lease lease = holdForAMinute(holder, name);
         java.util.concurrent.atomic.AtomicReference<Thread> thread = new java.util.concurrent.atomic.AtomicReference<>();
         CompletableFuture<Attempted> got = CompletableFuture.supplyAsync(() -> {
             thread.set(Thread.currentThread());
@@ -101,8 +100,7 @@ class ReleaseNotificationTest extends RedisBackedTest {
                 && java.util.concurrent.locks.LockSupport.getBlocker(thread.get()).getClass().getSimpleName()
                         .equals("QuorumEngine"));
         long releasedAt = System.nanoTime();
-        lease.release();
-        Attempted r = got.get(10, TimeUnit.SECONDS);
+        Attempted r = releaseThenOutcome(lease, got);
         long after = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - releasedAt);
         assertTrue(after >= 1_500, () -> "a polling waiter got the lock " + after + " ms after the release: " + r);
     }
@@ -112,7 +110,7 @@ class ReleaseNotificationTest extends RedisBackedTest {
         RedlockClient holder = client();
         RedlockClient waiting = slowPoller(true);
         String name = uniqueName("notify-async");
-        Lease lease = holder.redLock(name).tryAcquire(Duration.ZERO, Duration.ofMinutes(1)).orElseThrow();
+        Lease lease = holdForAMinute(holder, name);
         CompletableFuture<AcquireResult> got = waiting.redLock(name).attemptAsync(Duration.ofSeconds(8),
                 Duration.ofSeconds(10));
         awaitListening(lease.key(), 5);
@@ -126,11 +124,10 @@ class ReleaseNotificationTest extends RedisBackedTest {
     void aReleaseInTheSameClientWakesItsWaiterDirectly() throws Exception {
         RedlockClient c = slowPoller(true);
         String name = uniqueName("local");
-        Lease lease = c.redLock(name).tryAcquire(Duration.ZERO, Duration.ofMinutes(1)).orElseThrow();
+        Lease lease = holdForAMinute(c, name);
         CompletableFuture<Attempted> got = CompletableFuture.supplyAsync(() -> attempt(c, name));
         awaitListening(lease.key(), 5);
-        lease.release();
-        Attempted r = got.get(10, TimeUnit.SECONDS);
+        Attempted r = releaseThenOutcome(lease, got);
         assertTrue(r.acquired, () -> "not woken by its own client's release: " + r.result);
     }
 
@@ -144,7 +141,7 @@ class ReleaseNotificationTest extends RedisBackedTest {
         RedlockClient waiting = client(b -> b.retryDelay(SLOW_POLL).retryJitter(0)
                 .identityCheckInterval(Duration.ofMillis(300)).connectTimeout(Duration.ofMillis(300)));
         String name = uniqueName("ping");
-        Lease lease = holder.redLock(name).tryAcquire(Duration.ZERO, Duration.ofMinutes(1)).orElseThrow();
+        Lease lease = holdForAMinute(holder, name);
         CompletableFuture<Attempted> got = CompletableFuture.supplyAsync(() -> attempt(waiting, name,
                 Duration.ofSeconds(20)));
         awaitListening(lease.key(), 5);
@@ -153,8 +150,7 @@ class ReleaseNotificationTest extends RedisBackedTest {
         await().atMost(Duration.ofSeconds(5)).until(() -> waiting.listeningNodes() == 4); // dropped as silent
         node(0).resume();
         await().atMost(Duration.ofSeconds(5)).until(() -> waiting.listeningNodes() == 5); // subscribed again
-        lease.release();
-        Attempted r = got.get(10, TimeUnit.SECONDS);
+        Attempted r = releaseThenOutcome(lease, got);
         assertTrue(r.acquired, () -> "not woken after the reconnect: " + r.result);
     }
 
@@ -164,12 +160,11 @@ class ReleaseNotificationTest extends RedisBackedTest {
         RedlockClient holder = client();
         RedlockClient waiting = slowPoller(true);
         String name = uniqueName("killed");
-        Lease lease = holder.redLock(name).tryAcquire(Duration.ZERO, Duration.ofMinutes(1)).orElseThrow();
+        Lease lease = holdForAMinute(holder, name);
         node(0).kill();
         CompletableFuture<Attempted> got = CompletableFuture.supplyAsync(() -> attempt(waiting, name));
         awaitListening(lease.key(), 4);
-        lease.release();
-        Attempted r = got.get(10, TimeUnit.SECONDS);
+        Attempted r = releaseThenOutcome(lease, got);
         assertTrue(r.acquired, () -> "not woken with one node down: " + r.result);
     }
 
@@ -191,7 +186,7 @@ class ReleaseNotificationTest extends RedisBackedTest {
             RedlockClient holder = client(uris, b -> b.checkTopology(false));
             RedlockClient waiting = client(uris, b -> b.checkTopology(false).retryDelay(Duration.ofMillis(200)));
             String name = uniqueName("acl");
-            Lease lease = holder.redLock(name).tryAcquire(Duration.ZERO, Duration.ofMinutes(1)).orElseThrow();
+            Lease lease = holdForAMinute(holder, name);
             CompletableFuture<Attempted> got = CompletableFuture.supplyAsync(() -> attempt(waiting, name));
             await().pollDelay(Duration.ofMillis(300)).atMost(Duration.ofSeconds(2)).until(() -> !got.isDone());
             ReleaseResult released = lease.release();
@@ -273,6 +268,16 @@ class ReleaseNotificationTest extends RedisBackedTest {
         }
         pool.shutdown();
         assertEquals(10, acquired, "racers that got the lock within 2 s");
+    }
+
+    private static Lease holdForAMinute(RedlockClient c, String name) throws InterruptedException {
+        return c.redLock(name).tryAcquire(Duration.ZERO, Duration.ofMinutes(1)).orElseThrow();
+    }
+
+    /** Releases the holder's lease, then returns what the waiter's attempt came to (within 10 s). */
+    private static Attempted releaseThenOutcome(Lease lease, CompletableFuture<Attempted> waiter) throws Exception {
+        lease.release();
+        return waiter.get(10, TimeUnit.SECONDS);
     }
 
     /** The outcome of a blocking attempt made on another thread. */

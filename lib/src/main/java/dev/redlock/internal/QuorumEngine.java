@@ -1002,7 +1002,7 @@ public final class QuorumEngine implements AutoCloseable {
             submitReleaseOp(round, i, lease.key(), lease.token(), lease.ttlMillis(), sendBy, lease.acquireRound());
         }
         round.endSubmit();
-        if (waitRoom != null) {
+        if (waitRoom != null && waitRoom.hasWaiters(lease.key())) {
             // Wake this client's longest waiter now, not when the release is confirmed: its acquire goes out behind
             // the release on each node's one connection, so every node runs the release first, and the hand-off
             // costs one round trip instead of two. (The nodes' notifications of this release are deduplicated.)
@@ -1039,8 +1039,9 @@ public final class QuorumEngine implements AutoCloseable {
         CompletableFuture<Round> all = round.allAnswered();
         long sendBy = t1 + perNodeTimeoutNanos;
         for (int i = 0; i < nodes.size(); i++) {
+            // An inspection needs no token; a forced delete carries the holder seen on that node, if any.
             String holder = holders == null ? "" : holders.get(i);
-            if (holder == null || (holders != null && holder.isEmpty())) {
+            if (holder == null) {
                 round.onReply(i, NodeStatus.ALREADY_EXPIRED, null, null); // nothing seen there: nothing to delete
             } else {
                 nodes.get(i).submit(round.op(i, key, holder, 0, sendBy));

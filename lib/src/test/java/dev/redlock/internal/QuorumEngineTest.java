@@ -215,13 +215,17 @@ class QuorumEngineTest {
         return ops;
     }
 
-    @Test
-    void failedShorterExtensionCutsTheDeadlineToWhatTheNodesMayHaveApplied() throws Exception {
-        List<FakeNode> nodes = extensionsHeld();
-        QuorumEngine engine = engine(nodes);
+    /** A 10 s lease on the given nodes, 100 ms old. */
+    private DefaultLease heldLease(QuorumEngine engine) throws InterruptedException {
         DefaultLease lease = (DefaultLease) engine.acquire(ref(QuorumPolicy.MAJORITY), 10_000, 0, false, false)
                 .lease().orElseThrow();
         ticker.advance(100, TimeUnit.MILLISECONDS);
+        return lease;
+    }
+
+    @Test
+    void failedShorterExtensionCutsTheDeadlineToWhatTheNodesMayHaveApplied() throws Exception {
+        DefaultLease lease = heldLease(engine(extensionsHeld()));
         long sentAt = ticker.nanoTime();
         // No node answers within the per-node timeout: the extension fails, but any node may have applied it.
         RoundOutcome outcome = lease.extendAsync(Duration.ofMillis(1_000)).get(5, TimeUnit.SECONDS);
@@ -241,9 +245,7 @@ class QuorumEngineTest {
     void aShorterExtensionInFlightAlreadyCapsTheDeadline() throws Exception {
         List<FakeNode> nodes = extensionsHeld();
         QuorumEngine engine = engine(nodes);
-        DefaultLease lease = (DefaultLease) engine.acquire(ref(QuorumPolicy.MAJORITY), 10_000, 0, false, false)
-                .lease().orElseThrow();
-        ticker.advance(100, TimeUnit.MILLISECONDS);
+        DefaultLease lease = heldLease(engine);
         long sentAt = ticker.nanoTime();
         engine.extendAsync(lease, 1_000, outcome -> { });
         // Undecided: nobody answered yet, and the per-node timeout has not passed.

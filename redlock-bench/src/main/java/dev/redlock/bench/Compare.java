@@ -485,7 +485,7 @@ public final class Compare {
     }
 
     /** Paces the main thread to a phase boundary; the workers never wait on this. */
-    private static void parkUntil(long deadline) {
+    static void parkUntil(long deadline) {
         for (long left = deadline - System.nanoTime(); left > 0; left = deadline - System.nanoTime()) {
             LockSupport.parkNanos(left);
         }

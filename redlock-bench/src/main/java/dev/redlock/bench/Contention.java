@@ -144,11 +144,11 @@ public final class Contention {
             t.start();
         }
         ready.await();
-        Thread.sleep(WARMUP.toMillis()); // pacing the run, not synchronizing with the workers
+        Compare.parkUntil(System.nanoTime() + WARMUP.toNanos());
         long before = commands(servers);
         measuring.set(true);
         long t0 = System.nanoTime();
-        Thread.sleep(MEASURE.toMillis());
+        Compare.parkUntil(t0 + MEASURE.toNanos());
         measuring.set(false);
         long wall = System.nanoTime() - t0;
         long after = commands(servers);

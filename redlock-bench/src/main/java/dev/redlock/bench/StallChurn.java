@@ -84,10 +84,10 @@ public final class StallChurn {
                 workers.add(w);
                 w.start();
             }
-            Thread.sleep(TimeUnit.SECONDS.toMillis(seconds / 3));
+            Compare.parkUntil(System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds / 3));
             System.err.println("[churn] pausing node 5 for " + pauseSeconds + " s");
             nodes.get(4).pause();
-            Thread.sleep(TimeUnit.SECONDS.toMillis(pauseSeconds));
+            Compare.parkUntil(System.nanoTime() + TimeUnit.SECONDS.toNanos(pauseSeconds));
             nodes.get(4).resume();
             System.err.println("[churn] node 5 resumed");
             for (Thread w : workers) {
