@@ -154,6 +154,30 @@ class ReleaseNotificationTest extends RedisBackedTest {
         assertTrue(r.acquired, () -> "not woken after the reconnect: " + r.result);
     }
 
+    /**
+     * A hostile fifth node answers the subscriber connection with an endless array, a huge bulk string or nesting:
+     * that connection fails alone (parsed within limits), and the four real nodes' notifications still wake the
+     * waiter.
+     */
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.EnumSource(value = HostileNode.Mode.class,
+            names = {"HUGE_ARRAY", "HUGE_BULK", "DEEP_NESTING", "WRONG_SHAPE"})
+    void aHostileNodeCannotSilenceTheOthersNotifications(HostileNode.Mode mode) throws Exception {
+        try (HostileNode hostile = new HostileNode(mode)) {
+            List<String> uris = new ArrayList<>(REDIS.uris().subList(0, 4));
+            uris.add(hostile.uri());
+            RedlockClient holder = client(uris, b -> { });
+            RedlockClient waiting = client(uris, b -> b.retryDelay(SLOW_POLL).retryJitter(0));
+            String name = uniqueName("hostile");
+            Lease lease = holdForAMinute(holder, name);
+            CompletableFuture<Attempted> got = CompletableFuture.supplyAsync(() -> attempt(waiting, name));
+            awaitListening(lease.key(), 4);
+            Attempted r = releaseThenOutcome(lease, got);
+            assertTrue(r.acquired, () -> "not woken with a hostile node: " + r.result);
+            await().atMost(Duration.ofSeconds(5)).until(() -> waiting.listeningNodes() == 4);
+        }
+    }
+
     /** One node's subscription is gone with the node: the releases the four others publish still wake the waiter. */
     @Test
     void aKilledNodeLeavesTheOthersNotifying() throws Exception {
