@@ -74,7 +74,7 @@ public final class QuorumLock implements Lock {
         this.engine = engine;
         this.ref = ref;
         // Fenced and plain views of one lock share the hold: they are the same lock.
-        this.lockId = ref.policy() + "|" + ref.key();
+        this.lockId = ref.holdId();
     }
 
     /**
@@ -103,6 +103,11 @@ public final class QuorumLock implements Lock {
      * @return a fenced view of this lock (this lock if it is fenced already)
      */
     public QuorumLock fenced() {
+        if (ref.kind() == LockRef.Kind.READ || ref.kind() == LockRef.Kind.MULTI) {
+            throw new UnsupportedOperationException("lock '" + ref.name() + "': " + (ref.kind() == LockRef.Kind.READ
+                    ? "a read lock is shared, so its leases carry no fencing token (the write lock's do)"
+                    : "a multi-resource lock has no fencing token: each resource's tokens come from its own counter"));
+        }
         return ref.fenced() ? this : new QuorumLock(client, engine, ref.withFencing(true));
     }
 
@@ -148,7 +153,7 @@ public final class QuorumLock implements Lock {
             return;
         }
         try {
-            hold(engine.acquire(ref, defaultTtlMillis(), QuorumEngine.FOREVER, false, true));
+            hold(engine.acquire(threadRef(), defaultTtlMillis(), QuorumEngine.FOREVER, false, true));
         } catch (InterruptedException e) {
             throw new AssertionError("an uninterruptible acquire threw InterruptedException", e);
         }
@@ -167,7 +172,7 @@ public final class QuorumLock implements Lock {
         if (reenter()) {
             return;
         }
-        hold(engine.acquire(ref, defaultTtlMillis(), QuorumEngine.FOREVER, true, true));
+        hold(engine.acquire(threadRef(), defaultTtlMillis(), QuorumEngine.FOREVER, true, true));
     }
 
     /**
@@ -188,7 +193,7 @@ public final class QuorumLock implements Lock {
             return true;
         }
         try {
-            return holdIfAcquired(engine.acquire(ref, defaultTtlMillis(), 0, false, true));
+            return holdIfAcquired(engine.acquire(threadRef(), defaultTtlMillis(), 0, false, true));
         } catch (InterruptedException e) {
             throw new AssertionError("an uninterruptible acquire threw InterruptedException", e);
         }
@@ -239,7 +244,7 @@ public final class QuorumLock implements Lock {
             return true;
         }
         long waitNanos = Math.max(0, unit.toNanos(waitTime));
-        return holdIfAcquired(engine.acquire(ref, ttlMillis, waitNanos, true, autoExtend));
+        return holdIfAcquired(engine.acquire(threadRef(), ttlMillis, waitNanos, true, autoExtend));
     }
 
     /**
@@ -352,9 +357,30 @@ public final class QuorumLock implements Lock {
         return hold == null ? Optional.empty() : Optional.of(hold.lease);
     }
 
+    /**
+     * The lock as the current thread acquires it through the {@link Lock} face: a read lock taken by the thread that
+     * holds the write lock is let in by it (a downgrade, as {@link java.util.concurrent.locks.ReentrantReadWriteLock}
+     * allows).
+     */
+    private LockRef threadRef() {
+        if (ref.kind() == LockRef.Kind.READ) {
+            Hold writer = client.holds().get(new HoldKey(ref.siblingHoldId(), Thread.currentThread()));
+            if (writer != null && writer.lease.isValid()) {
+                return ref.withWriterToken(writer.lease.token());
+            }
+        }
+        return ref;
+    }
+
     private boolean reenter() {
         Hold hold = client.holds().get(new HoldKey(lockId, Thread.currentThread()));
         if (hold == null) {
+            if (ref.kind() == LockRef.Kind.WRITE
+                    && client.holds().containsKey(new HoldKey(ref.siblingHoldId(), Thread.currentThread()))) {
+                // ReentrantReadWriteLock would deadlock here; waiting for our own read lock to go never ends.
+                throw new IllegalStateException("lock '" + ref.name() + "': this thread holds the read lock, and a "
+                        + "read lock cannot be upgraded; unlock it before taking the write lock");
+            }
             return false;
         }
         // Re-entering a hold whose lease expired or was lost would claim a lock someone else may now hold.

@@ -228,6 +228,93 @@ public final class RedlockClient implements AutoCloseable {
     }
 
     /**
+     * Returns a fair lock: a RedLock granted in the order its acquisitions began. Every acquisition takes a place in a
+     * queue on each node, kept through all its rounds, and a node grants the lock only to the first place of its
+     * queue; the place is the time the acquisition began on this client's {@link RedlockConfig#wallClock() wall
+     * clock}, ties broken by a random waiter id, so every node orders the same waiters the same way.
+     *
+     * <p>The guarantee: while waiter A keeps trying (its place never expires) and its place is on a majority of
+     * nodes, no waiter with a later place is granted the lock: any majority that could grant the later one includes
+     * a node where A is ahead of it. Within one client, places follow the order in which acquisitions began. Across
+     * clients they follow the clocks, so a client whose clock is behind goes earlier (its skew decides the order,
+     * never the exclusion). A place lasts {@link #queueWindow()} after each attempt: a waiter that dies or is cut off
+     * loses it then, and the waiters behind it move up. An acquisition that gives up (or is cancelled) takes its place
+     * out of every queue at once; a lease's release does too.
+     *
+     * <p>Everything else is as for {@link #redLock(String)}: the {@link java.util.concurrent.locks.Lock} and the
+     * handle faces, async, the watchdog, lost-lease signals, and {@link QuorumLock#fenced() fencing}. The fair lock
+     * shares its key with {@code redLock(name)}, which ignores the queue: do not mix the two on one name.
+     *
+     * @param name the lock's name, checked as by {@link #lock(String, QuorumPolicy)}
+     * @return the fair lock; cheap to create
+     * @throws IllegalArgumentException if the name is not a valid lock name
+     */
+    public QuorumLock fairLock(String name) {
+        return new QuorumLock(this, engine, LockRef.fair(name, keyOf(name), QuorumPolicy.MAJORITY,
+                queueWindow().toMillis()));
+    }
+
+    /**
+     * Returns a read-write lock over the client's nodes, by majority: many readers or one writer. Without a
+     * preference, new readers may keep a waiting writer out for as long as readers overlap; see
+     * {@link QuorumReadWriteLock#preferWriters()}.
+     *
+     * @param name the lock's name, checked as by {@link #lock(String, QuorumPolicy)}; the writer's key is
+     *     {@code keyOf(name)} and the readers' set is beside it
+     * @return the read-write lock; cheap to create
+     * @throws IllegalArgumentException if the name is not a valid lock name
+     */
+    public QuorumReadWriteLock readWriteLock(String name) {
+        return new QuorumReadWriteLock(this, engine, name, keyOf(name), false);
+    }
+
+    /**
+     * Returns a lock over several resources at once, by majority: a lease holds every one of them, or none. On each
+     * node one script sets every resource's key or none (all must be free), so clients that ask for overlapping sets
+     * in any order cannot deadlock: nobody ever holds part of a set while waiting for the rest. Each resource is the
+     * key of {@code redLock(name)} for its name, so this lock and those RedLocks exclude each other.
+     *
+     * <p>Its leases carry no fencing token ({@link QuorumLock#fenced()} throws). Waiters are woken by the release of
+     * the set's first name (in sorted order) and otherwise poll, never sleeping past the time the busiest resource's
+     * holder expires.
+     *
+     * @param names the resources' names (at least one, at most {@link QuorumSemaphore#MAX_PERMITS}); order and
+     *     repeats do not matter, each name is checked as by {@link #lock(String, QuorumPolicy)}
+     * @return the lock; its {@link QuorumLock#name()} lists the sorted names
+     * @throws IllegalArgumentException if {@code names} is empty or too long, or a name is not a valid lock name
+     */
+    public QuorumLock multiResourceLock(java.util.Collection<String> names) {
+        Objects.requireNonNull(names, "names");
+        java.util.TreeSet<String> sorted = new java.util.TreeSet<>();
+        for (String name : names) {
+            keyOf(Objects.requireNonNull(name, "names: a name must not be null"));
+            sorted.add(name);
+        }
+        if (sorted.isEmpty() || sorted.size() > QuorumSemaphore.MAX_PERMITS) {
+            throw new IllegalArgumentException("names: must hold 1 to " + QuorumSemaphore.MAX_PERMITS
+                    + " distinct names, got " + sorted.size());
+        }
+        List<String> keys = new java.util.ArrayList<>(sorted.size());
+        for (String name : sorted) {
+            keys.add(keyOf(name));
+        }
+        java.util.Collections.sort(keys);
+        return new QuorumLock(this, engine, LockRef.multi(sorted.toString(), keys, QuorumPolicy.MAJORITY));
+    }
+
+    /**
+     * How long a fair lock's waiter (or a preferred writer) keeps its place without a new attempt: the longest a
+     * waiter of this client sleeps between attempts, three times over, and at least 5 seconds. A waiter that dies
+     * holds the lock's queue up for at most this long.
+     *
+     * @return 30 retry delays (with their jitter), at least 5 seconds
+     */
+    public java.time.Duration queueWindow() {
+        long poll = (long) Math.ceil(config.retryDelay().toMillis() * (1 + Math.min(config.retryJitter(), 0.999)));
+        return java.time.Duration.ofMillis(Math.max(5_000, 30 * poll));
+    }
+
+    /**
      * The longest lock name, in UTF-8 bytes: 4096. Checked by {@link #lock(String, QuorumPolicy)} and everything
      * that goes through it ({@link #redLock(String)}, {@link #multiLock(String)}, {@code withLock}).
      */

@@ -125,6 +125,7 @@ public final class RedlockConfig {
     private final boolean releaseNotifications;
     private final boolean strictTopology;
     private final Ticker ticker;
+    private final java.time.Clock wallClock;
     private final Executor asyncExecutor;
 
     private RedlockConfig(Builder b) {
@@ -150,6 +151,7 @@ public final class RedlockConfig {
         this.releaseNotifications = b.releaseNotifications;
         this.strictTopology = b.strictTopology;
         this.ticker = b.ticker;
+        this.wallClock = b.wallClock;
         this.asyncExecutor = b.asyncExecutor;
     }
 
@@ -191,6 +193,7 @@ public final class RedlockConfig {
         b.releaseNotifications = releaseNotifications;
         b.strictTopology = strictTopology;
         b.ticker = ticker;
+        b.wallClock = wallClock;
         b.asyncExecutor = asyncExecutor;
         return b;
     }
@@ -425,6 +428,16 @@ public final class RedlockConfig {
     }
 
     /**
+     * Returns the wall clock that orders a fair lock's waiters across clients. No timing decision reads it. Default
+     * {@link java.time.Clock#systemUTC()}.
+     *
+     * @return the wall clock
+     */
+    public java.time.Clock wallClock() {
+        return wallClock;
+    }
+
+    /**
      * Returns the executor that completes the futures of the asynchronous methods, so user callbacks never run on the
      * library's I/O threads. Default {@link ForkJoinPool#commonPool()}. The client does not shut it down.
      *
@@ -506,6 +519,7 @@ public final class RedlockConfig {
         private boolean releaseNotifications = true;
         private boolean strictTopology;
         private Ticker ticker = Ticker.system();
+        private java.time.Clock wallClock = java.time.Clock.systemUTC();
         private Executor asyncExecutor = ForkJoinPool.commonPool();
 
         private Builder() {
@@ -900,6 +914,20 @@ public final class RedlockConfig {
          */
         public Builder ticker(Ticker ticker) {
             this.ticker = Objects.requireNonNull(ticker, "ticker");
+            return this;
+        }
+
+        /**
+         * Sets the wall clock that orders a fair lock's waiters across clients ({@link RedlockClient#fairLock}):
+         * a waiter's place is the time its acquisition began on this clock. It decides no timeout, validity or
+         * expiry; a skewed clock moves this client's waiters in the queue, never two holders at once. Default
+         * {@link java.time.Clock#systemUTC()}; simulations pass their own.
+         *
+         * @param clock the wall clock
+         * @return this builder
+         */
+        public Builder wallClock(java.time.Clock clock) {
+            this.wallClock = Objects.requireNonNull(clock, "wallClock");
             return this;
         }
 

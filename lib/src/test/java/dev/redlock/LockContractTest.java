@@ -21,8 +21,9 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
- * The contract every lock kind keeps, run against five real Redis masters. One subclass per kind: RedLock and
- * MultiLock must both pass all of it.
+ * The contract every lock kind keeps, run against five real Redis masters. One subclass per kind: RedLock, MultiLock,
+ * the fair lock, the write lock and the multi-resource lock must all pass all of it (the read lock is shared, so its
+ * own test checks what differs).
  */
 abstract class LockContractTest extends RedisBackedTest {
 
@@ -205,18 +206,19 @@ abstract class LockContractTest extends RedisBackedTest {
     @Test
     void asyncAcquireAndRelease() throws Exception {
         RedlockClient c = client();
-        QuorumLock lock = lock(c, uniqueName("async"));
+        String name = uniqueName("async");
+        QuorumLock lock = lock(c, name);
         Lease lease = lock.tryAcquireAsync(Duration.ZERO, Duration.ofSeconds(10)).get(5, TimeUnit.SECONDS)
                 .orElseThrow();
         assertEquals(5, nodesHolding(lease.key(), lease.token()));
 
-        AcquireResult busy = lock(client(), lock.name()).attemptAsync(Duration.ofMillis(50), Duration.ofSeconds(10))
+        AcquireResult busy = lock(client(), name).attemptAsync(Duration.ofMillis(50), Duration.ofSeconds(10))
                 .get(5, TimeUnit.SECONDS);
         assertEquals(FailureReason.BUSY, busy.reason());
         assertTrue(busy.rounds() >= 1);
 
         // A waiter blocked asynchronously gets the lock once it is released.
-        CompletableFuture<Optional<Lease>> waiter = lock(client(), lock.name())
+        CompletableFuture<Optional<Lease>> waiter = lock(client(), name)
                 .tryAcquireAsync(Duration.ofSeconds(10), Duration.ofSeconds(10));
         ReleaseResult released = lease.releaseAsync().get(5, TimeUnit.SECONDS);
         assertTrue(released.released() >= 3, released::toString);

@@ -1,15 +1,216 @@
 package dev.redlock.internal;
 
 import dev.redlock.QuorumPolicy;
+import java.util.List;
 
 /**
- * Identifies one lock: its name, its Redis key, the quorum policy it runs under, and whether its leases carry
- * fencing tokens.
+ * Identifies one lock: its name, its Redis key, the quorum policy it runs under, whether its leases carry fencing
+ * tokens, and its {@link Shape} (a plain lock, or another kind of the lock family).
  */
-public record LockRef(String name, String key, QuorumPolicy policy, boolean fenced) {
+public record LockRef(String name, String key, QuorumPolicy policy, boolean fenced, Shape shape) {
+
+    /** The lock kinds; each is one set of script words (see {@code acquire.lua}). */
+    public enum Kind {
+        /** A mutex on one key: RedLock, MultiLock, a semaphore's permit. */
+        PLAIN,
+        /** Several resources at once, all or none: the key is the first of {@link Shape#resources()}. */
+        MULTI,
+        /** A read-write lock's reader: the key is the writer's key; readers are entries of a sorted set beside it. */
+        READ,
+        /** A read-write lock's writer: a mutex on the key that also waits for the readers to leave. */
+        WRITE,
+        /** A fair lock: a mutex on the key granted only to the head of a queue beside it. */
+        FAIR
+    }
+
+    /**
+     * What a lock of another kind than {@link Kind#PLAIN} needs besides its key.
+     *
+     * @param kind the kind
+     * @param resources {@link Kind#MULTI}: every resource's key, sorted (the lock key is the first); empty otherwise
+     * @param windowMillis {@link Kind#FAIR}: how long a waiter's place lasts without a new attempt;
+     *     {@link Kind#WRITE}: how long a waiting writer keeps new readers out without a new attempt (0: no preference)
+     * @param waiter {@link Kind#FAIR}, {@link Kind#WRITE}: the acquisition's waiter id, the same for all its rounds and
+     *     kept by its lease ("" before {@link #begin}); "-" otherwise
+     * @param order {@link Kind#FAIR}: the acquisition's place in the queue (microseconds of the client's wall clock when
+     *     it began; ties go by waiter id)
+     * @param writerToken {@link Kind#READ}: the token of the write lease the acquiring thread holds, which lets its
+     *     reader in; "-" if none
+     */
+    public record Shape(Kind kind, List<String> resources, long windowMillis, String waiter, long order,
+            String writerToken) {
+
+        /** A plain lock's shape. */
+        public static final Shape PLAIN = new Shape(Kind.PLAIN, List.of(), 0, "-", 0, "-");
+
+        public Shape {
+            resources = List.copyOf(resources);
+        }
+    }
+
+    public LockRef(String name, String key, QuorumPolicy policy, boolean fenced) {
+        this(name, key, policy, fenced, Shape.PLAIN);
+    }
 
     public LockRef(String name, String key, QuorumPolicy policy) {
         this(name, key, policy, false);
+    }
+
+    /** A lock of several resources at once, keyed by the first of {@code keys} (sorted, distinct). */
+    public static LockRef multi(String name, List<String> keys, QuorumPolicy policy) {
+        return new LockRef(name, keys.get(0), policy, false, new Shape(Kind.MULTI, keys, 0, "-", 0, "-"));
+    }
+
+    /** A read-write lock's reader or writer; {@code windowMillis} > 0 makes waiting writers keep new readers out. */
+    public static LockRef readWrite(String name, String key, QuorumPolicy policy, boolean writer, long windowMillis) {
+        return new LockRef(name, key, policy, false, new Shape(writer ? Kind.WRITE : Kind.READ, List.of(),
+                writer ? windowMillis : 0, writer ? "" : "-", 0, "-"));
+    }
+
+    /** A fair lock whose waiters keep their place for {@code windowMillis} between attempts. */
+    public static LockRef fair(String name, String key, QuorumPolicy policy, long windowMillis) {
+        return new LockRef(name, key, policy, false, new Shape(Kind.FAIR, List.of(), windowMillis, "", 0, "-"));
+    }
+
+    public Kind kind() {
+        return shape.kind();
+    }
+
+    /**
+     * Identifies the lock for holds through the {@code Lock} face: fenced and plain views share it (they are one
+     * lock); readers, writers and fair waiters of one name each have their own.
+     */
+    public String holdId() {
+        String base = policy + "|" + key;
+        switch (shape.kind()) {
+            case PLAIN:
+                return base;
+            case MULTI:
+                return "MULTI|" + policy + "|" + String.join("|", shape.resources());
+            default:
+                return shape.kind() + "|" + base;
+        }
+    }
+
+    /** The hold id of the other half of a read-write lock (the writer of a reader, the reader of a writer). */
+    public String siblingHoldId() {
+        Kind other = shape.kind() == Kind.READ ? Kind.WRITE : Kind.READ;
+        return other + "|" + policy + "|" + key;
+    }
+
+    /** Whether the kind keeps a waiter's entry on the nodes between rounds, to be removed when it gives up. */
+    public boolean queues() {
+        return shape.kind() == Kind.FAIR || (shape.kind() == Kind.WRITE && shape.windowMillis() > 0);
+    }
+
+    /**
+     * This lock for one acquisition: a fair lock or a writer gets its waiter id, and a fair lock its place (taken from
+     * {@code orderMicros}); other kinds are returned unchanged.
+     */
+    public LockRef begin(String waiter, long orderMicros) {
+        if (shape.kind() != Kind.FAIR && shape.kind() != Kind.WRITE) {
+            return this;
+        }
+        return new LockRef(name, key, policy, fenced, new Shape(shape.kind(), shape.resources(), shape.windowMillis(),
+                waiter, shape.kind() == Kind.FAIR ? orderMicros : 0, shape.writerToken()));
+    }
+
+    /** A reader that the write lease {@code token} (held by the same thread) lets in. */
+    public LockRef withWriterToken(String token) {
+        return new LockRef(name, key, policy, fenced, new Shape(shape.kind(), shape.resources(), shape.windowMillis(),
+                shape.waiter(), shape.order(), token));
+    }
+
+    /** The kind's keys on a node, for an acquire (see {@code acquire.lua}). */
+    List<String> acquireKeys() {
+        switch (shape.kind()) {
+            case MULTI:
+                return shape.resources().subList(1, shape.resources().size());
+            case READ:
+            case WRITE:
+                return List.of(readersKey(), key + ":wq");
+            case FAIR:
+                return List.of(key + ":q", key + ":qe");
+            default:
+                return List.of();
+        }
+    }
+
+    /** The acquire script's ARGV[3]: the fenced flag, then the kind and its words. */
+    String acquireSpec(boolean fencedRound) {
+        String flag = fencedRound ? "1" : "0";
+        switch (shape.kind()) {
+            case MULTI:
+                return flag + " m";
+            case READ:
+                return flag + " r " + shape.writerToken();
+            case WRITE:
+                return flag + " w " + shape.waiter() + " " + shape.windowMillis();
+            case FAIR:
+                return flag + " f " + shape.order() + " " + shape.waiter() + " " + shape.windowMillis();
+            default:
+                return flag;
+        }
+    }
+
+    /**
+     * The kind's keys for a release; {@code leaving}: the lease (or the acquisition) ends, so a fair waiter or a
+     * writer also leaves its queue. A failed round's release keeps the place.
+     */
+    List<String> releaseKeys(boolean leaving) {
+        switch (shape.kind()) {
+            case MULTI:
+                return acquireKeys();
+            case READ:
+                return List.of(readersKey());
+            case WRITE:
+            case FAIR:
+                return leaving && queues() ? acquireKeys() : List.of();
+            default:
+                return List.of();
+        }
+    }
+
+    /** The release script's ARGV[3], or null for a plain release of the key. */
+    String releaseSpec(boolean leaving) {
+        switch (shape.kind()) {
+            case MULTI:
+                return "m " + acquireKeys().size();
+            case READ:
+                return "r 1";
+            case WRITE:
+                return leaving && queues() ? "w 2 " + shape.waiter() : null;
+            case FAIR:
+                return leaving ? "f 2 " + shape.waiter() : null;
+            default:
+                return null;
+        }
+    }
+
+    /** The kind's keys for an extension. */
+    List<String> extendKeys() {
+        switch (shape.kind()) {
+            case MULTI:
+                return acquireKeys();
+            case READ:
+                return List.of(readersKey());
+            default:
+                return List.of();
+        }
+    }
+
+    /** The extension script's ARGV[4], or null. */
+    String extendSpec() {
+        return shape.kind() == Kind.MULTI ? "m" : shape.kind() == Kind.READ ? "r" : null;
+    }
+
+    /** The key where a lease's newest extension round is remembered: readers share the lock key, so each has one. */
+    String extensionKey(String token) {
+        return shape.kind() == Kind.READ ? key + ":x:" + token : key + ":x";
+    }
+
+    private String readersKey() {
+        return key + ":r";
     }
 
     /** The key of lock {@code name}: the braces make the name a Redis Cluster hash tag. */
@@ -64,6 +265,6 @@ public record LockRef(String name, String key, QuorumPolicy policy, boolean fenc
 
     /** The same lock, with or without fencing. */
     public LockRef withFencing(boolean on) {
-        return new LockRef(name, key, policy, on);
+        return new LockRef(name, key, policy, on, shape);
     }
 }

@@ -49,6 +49,10 @@ public final class NodeOp {
     /** {@link Kind#MARKER} only: the script's ARGV (action, expected id, run_id, new id). */
     private final String[] markerArgs;
 
+    /** The lock's shape, for a kind other than the plain lock (see {@link LockRef.Kind}); null for a plain one. */
+    LockRef ref;
+    /** Release only: the lease or acquisition ends, so a fair waiter or a queued writer also leaves its queue. */
+    boolean leaving;
     /** Release only: the acquire it undoes on this node, if any (see {@link #needsTombstone(long)}). */
     NodeOp after;
     /** Release only: leave a tombstone if the key is not ours, because our acquire may still arrive here. */
@@ -155,6 +159,13 @@ public final class NodeOp {
         return sendByNanos;
     }
 
+    /** Gives this op the shape of {@code lock} (ignored for a plain lock, whose commands stay as they were). */
+    NodeOp shaped(LockRef lock, boolean leavingQueue) {
+        this.ref = lock.kind() == LockRef.Kind.PLAIN ? null : lock;
+        this.leaving = leavingQueue;
+        return this;
+    }
+
     /** Whether this op is a vote in a round (as opposed to a release or maintenance). */
     boolean isVote() {
         return kind == Kind.ACQUIRE || kind == Kind.ACQUIRE_FENCED || kind == Kind.EXTEND || kind == Kind.FENCE;
@@ -206,30 +217,62 @@ public final class NodeOp {
             case ACQUIRE:
             case ACQUIRE_FENCED: {
                 boolean fenced = kind == Kind.ACQUIRE_FENCED;
-                String[] keys = new String[2 + (fenced ? 1 : 0) + (watched ? 1 : 0)];
+                List<String> own = ref == null ? List.of() : ref.acquireKeys();
+                String[] keys = new String[2 + (fenced ? 1 : 0) + own.size() + (watched ? 1 : 0)];
                 keys[0] = key;
                 keys[1] = tombstoneKey();
                 if (fenced) {
                     keys[2] = counterKey;
                 }
+                for (int i = 0; i < own.size(); i++) {
+                    keys[2 + (fenced ? 1 : 0) + i] = own.get(i);
+                }
                 if (watched) {
                     keys[keys.length - 1] = markerKey;
                 }
                 String ttl = Long.toString(ttlMillis);
-                String flag = fenced ? "1" : "0";
-                String[] argv = watched ? new String[] {token, ttl, flag, knownMarkerId, encodedRunId}
-                        : new String[] {token, ttl, flag};
+                String spec = ref == null ? (fenced ? "1" : "0") : ref.acquireSpec(fenced);
+                String[] argv = watched ? new String[] {token, ttl, spec, knownMarkerId, encodedRunId}
+                        : new String[] {token, ttl, spec};
                 return script(LuaScript.ACQUIRE, keys, argv);
             }
-            case RELEASE:
-                return tombstone
-                        ? script(LuaScript.RELEASE, new String[] {key, tombstoneKey()},
-                                new String[] {token, Long.toString(Math.max(1, ttlMillis))})
-                        : script(LuaScript.RELEASE, new String[] {key}, new String[] {token});
-            case EXTEND:
+            case RELEASE: {
+                String spec = ref == null ? null : ref.releaseSpec(leaving);
+                if (spec == null) {
+                    return tombstone
+                            ? script(LuaScript.RELEASE, new String[] {key, tombstoneKey()},
+                                    new String[] {token, Long.toString(Math.max(1, ttlMillis))})
+                            : script(LuaScript.RELEASE, new String[] {key}, new String[] {token});
+                }
+                List<String> own = ref.releaseKeys(leaving);
+                String[] keys = new String[1 + own.size() + (tombstone ? 1 : 0)];
+                keys[0] = key;
+                for (int i = 0; i < own.size(); i++) {
+                    keys[1 + i] = own.get(i);
+                }
+                if (tombstone) {
+                    keys[keys.length - 1] = tombstoneKey();
+                }
+                return script(LuaScript.RELEASE, keys,
+                        new String[] {token, tombstone ? Long.toString(Math.max(1, ttlMillis)) : "0", spec});
+            }
+            case EXTEND: {
                 // The candidate field carries the extension round's number within the lease.
-                return script(LuaScript.EXTEND, new String[] {key, key + ":x"},
-                        new String[] {token, Long.toString(ttlMillis), Long.toString(candidate)});
+                String seq = Long.toString(candidate);
+                String spec = ref == null ? null : ref.extendSpec();
+                if (spec == null) {
+                    return script(LuaScript.EXTEND, new String[] {key, key + ":x"},
+                            new String[] {token, Long.toString(ttlMillis), seq});
+                }
+                List<String> own = ref.extendKeys();
+                String[] keys = new String[2 + own.size()];
+                keys[0] = key;
+                keys[1] = ref.extensionKey(token);
+                for (int i = 0; i < own.size(); i++) {
+                    keys[2 + i] = own.get(i);
+                }
+                return script(LuaScript.EXTEND, keys, new String[] {token, Long.toString(ttlMillis), seq, spec});
+            }
             case FENCE:
                 return script(LuaScript.FENCE, watched ? new String[] {key, counterKey, markerKey}
                         : new String[] {key, counterKey}, new String[] {token, Long.toString(candidate)});

@@ -170,8 +170,9 @@ public final class QuorumEngine implements AutoCloseable {
      * @param autoExtend whether the watchdog keeps the lease until it is released
      * @throws InterruptedException if interruptible and the thread was interrupted before or between rounds
      */
-    public AcquireResult acquire(LockRef ref, long ttlMillis, long waitNanos, boolean interruptible,
+    public AcquireResult acquire(LockRef lock, long ttlMillis, long waitNanos, boolean interruptible,
             boolean autoExtend) throws InterruptedException {
+        LockRef ref = begin(lock);
         boolean forever = waitNanos == FOREVER;
         long deadline = ticker.nanoTime() + (forever ? 0 : waitNanos);
         boolean interrupted = false;
@@ -218,6 +219,9 @@ public final class QuorumEngine implements AutoCloseable {
                 interrupted |= sleep(ref, waiter, delay, interruptible);
             }
         } finally {
+            if (!won) {
+                leaveQueue(ref);
+            }
             if (waiter != null) {
                 waitRoom.leave(waiter, won);
             }
@@ -282,6 +286,39 @@ public final class QuorumEngine implements AutoCloseable {
         return forever ? delay : Math.min(delay, remaining);
     }
 
+    /** The last fair-lock place this client handed out, in microseconds: places are distinct within a client. */
+    private final java.util.concurrent.atomic.AtomicLong lastOrder = new java.util.concurrent.atomic.AtomicLong();
+
+    /**
+     * The lock for one acquisition: a fair lock's waiter (or a writer's) gets the id it keeps through all its rounds,
+     * and a fair one its place, read from the wall clock once (so a retry never loses it).
+     */
+    private LockRef begin(LockRef ref) {
+        if (ref.kind() != LockRef.Kind.FAIR && ref.kind() != LockRef.Kind.WRITE) {
+            return ref;
+        }
+        java.time.Instant now = config.wallClock().instant();
+        long micros = now.getEpochSecond() * 1_000_000L + now.getNano() / 1_000;
+        return ref.begin(Tokens.next(random), lastOrder.accumulateAndGet(micros, (last, t) -> Math.max(last + 1, t)));
+    }
+
+    /**
+     * An acquisition of a queued kind gave up (or failed): its place leaves every node's queue now, so the waiters
+     * behind it need not wait for the place to expire. Fire-and-forget: a place not removed expires by itself.
+     */
+    private void leaveQueue(LockRef ref) {
+        if (!ref.queues() || closed) {
+            return;
+        }
+        long now = ticker.nanoTime();
+        Round round = new Round(NodeOp.Kind.RELEASE, names, nodes.size(), now, ticker);
+        for (int i = 0; i < nodes.size(); i++) {
+            // No lease token: only the place goes (the key holds a round's token, never this one).
+            nodes.get(i).submit(round.op(i, ref.key(), "-", 1, now + perNodeTimeoutNanos).shaped(ref, true));
+        }
+        round.endSubmit();
+    }
+
     /** One round (two for a fenced lock) on the caller's thread; the lease it wins is not watched yet. */
     private Attempt roundSync(LockRef ref, long ttlMillis, boolean interruptible) {
         String token = Tokens.next(random);
@@ -308,7 +345,7 @@ public final class QuorumEngine implements AutoCloseable {
     private void submitAcquire(Round round, LockRef ref, String token, long ttlMillis, long sendBy) {
         String counter = ref.fenced() ? ref.counterKey() : null;
         for (int i = 0; i < nodes.size(); i++) {
-            nodes.get(i).submit(round.op(i, ref.key(), counter, token, ttlMillis, 0, sendBy));
+            nodes.get(i).submit(round.op(i, ref.key(), counter, token, ttlMillis, 0, sendBy).shaped(ref, false));
         }
         round.endSubmit();
     }
@@ -396,7 +433,7 @@ public final class QuorumEngine implements AutoCloseable {
                 LOG.debug("lock '{}': granted, but no fencing token can be issued safely ({}); released",
                         ref.name(), round.readsAtDecision());
             }
-            releaseInBackground(round, ref.key(), token, ttlMillis, t1 + ttlNanos);
+            releaseInBackground(round, ref, token, ttlMillis, t1 + ttlNanos);
             return new Attempt(outcome, null);
         }
         DefaultLease lease = new DefaultLease(this, ref, token, ttlMillis, t1, t1 + validity, t1 + ttlNanos, outcome,
@@ -476,7 +513,7 @@ public final class QuorumEngine implements AutoCloseable {
     public CompletableFuture<AcquireResult> acquireAsync(LockRef ref, long ttlMillis, long waitNanos,
             boolean autoExtend) {
         quarantine.observeTtl(ttlMillis);
-        AsyncAcquisition a = new AsyncAcquisition(ref, ttlMillis, waitNanos, autoExtend);
+        AsyncAcquisition a = new AsyncAcquisition(begin(ref), ttlMillis, waitNanos, autoExtend);
         if (waitRoom != null && waitNanos > 0 && waitRoom.hasWaiters(ref.key())) {
             // Others of this client already wait for this lock: queue behind them rather than overtake them.
             a.waiter = waitRoom.joinAsync(ref.key(), a::signalled);
@@ -525,6 +562,9 @@ public final class QuorumEngine implements AutoCloseable {
                 WaitRoom.Waiter w = waiter;
                 if (w != null) {
                     waitRoom.leave(w, r != null && r.acquired());
+                }
+                if (r == null || !r.acquired()) {
+                    leaveQueue(this.ref);
                 }
             });
         }
@@ -735,7 +775,8 @@ public final class QuorumEngine implements AutoCloseable {
     /** Extension {@code seq} of the lease on every node; a node ignores it once a newer one ran there. */
     private void submitExtend(Round round, DefaultLease lease, long ttlMillis, long seq, long sendBy) {
         for (int i = 0; i < nodes.size(); i++) {
-            nodes.get(i).submit(round.op(i, lease.key(), null, lease.token(), ttlMillis, seq, sendBy));
+            nodes.get(i).submit(round.op(i, lease.key(), null, lease.token(), ttlMillis, seq, sendBy)
+                    .shaped(lease.ref(), false));
         }
         round.endSubmit();
     }
@@ -902,13 +943,14 @@ public final class QuorumEngine implements AutoCloseable {
      * Fire-and-forget release of a failed round on every node that may have applied its SET: all of them except
      * those it never reached and those that refused it. Nobody waits for it.
      */
-    private void releaseInBackground(Round failed, String key, String token, long ttlMillis, long keyExpiryNanos) {
+    private void releaseInBackground(Round failed, LockRef ref, String token, long ttlMillis, long keyExpiryNanos) {
         long now = ticker.nanoTime();
         Round round = new Round(NodeOp.Kind.RELEASE, names, nodes.size(), now, ticker);
         long sendBy = keyExpiryNanos - (now + perNodeTimeoutNanos) > 0 ? keyExpiryNanos : now + perNodeTimeoutNanos;
-        round.allAnswered().thenRun(() -> retryUnconfirmed(round, key, token, ttlMillis, keyExpiryNanos, failed));
+        round.allAnswered().thenRun(() -> retryUnconfirmed(round, ref, false, token, ttlMillis, keyExpiryNanos,
+                failed));
         for (int i = 0; i < nodes.size(); i++) {
-            submitReleaseOp(round, i, key, token, ttlMillis, sendBy, failed);
+            submitReleaseOp(round, i, ref, false, token, ttlMillis, sendBy, failed);
         }
         round.endSubmit();
     }
@@ -940,18 +982,19 @@ public final class QuorumEngine implements AutoCloseable {
      * sending it again is always safe; and when its acquire went out on another connection, it leaves a tombstone.
      * Without this, a node that was paused keeps a key nobody holds for its whole TTL once it resumes.
      */
-    private void retryUnconfirmed(Round release, String key, String token, long ttlMillis, long keyExpiryNanos,
-            Round acquired) {
+    private void retryUnconfirmed(Round release, LockRef ref, boolean leaving, String token, long ttlMillis,
+            long keyExpiryNanos, Round acquired) {
         for (int i = 0; i < nodes.size(); i++) {
             NodeStatus s = release.liveStatus(i);
             if (s != null && !confirmed(s)) {
-                retryRelease(i, key, token, ttlMillis, keyExpiryNanos, acquired == null ? null : acquired.opOf(i), 1);
+                retryRelease(i, ref, leaving, token, ttlMillis, keyExpiryNanos,
+                        acquired == null ? null : acquired.opOf(i), 1);
             }
         }
     }
 
-    private void retryRelease(int i, String key, String token, long ttlMillis, long keyExpiryNanos, NodeOp after,
-            int attempt) {
+    private void retryRelease(int i, LockRef ref, boolean leaving, String token, long ttlMillis,
+            long keyExpiryNanos, NodeOp after, int attempt) {
         if (closed || !worthRetrying(keyExpiryNanos, ttlMillis, after)) {
             return;
         }
@@ -964,15 +1007,15 @@ public final class QuorumEngine implements AutoCloseable {
             retry.listener(r -> {
                 NodeStatus s = r.statusAtDecision(0);
                 if (confirmed(s)) {
-                    LOG.debug("release of key {} token {}… confirmed by node {} on retry {}", key,
+                    LOG.debug("release of key {} token {}… confirmed by node {} on retry {}", ref.key(),
                             Tokens.prefix(token), names.get(i), attempt);
                 } else {
-                    retryRelease(i, key, token, ttlMillis, keyExpiryNanos, after, attempt + 1);
+                    retryRelease(i, ref, leaving, token, ttlMillis, keyExpiryNanos, after, attempt + 1);
                 }
             });
             // Sent whenever the node takes it, up to the end of the retries (see worthRetrying).
             long sendBy = ticker.nanoTime() + Math.max(perNodeTimeoutNanos, TimeUnit.MILLISECONDS.toNanos(ttlMillis));
-            NodeOp op = retry.op(0, key, token, ttlMillis, sendBy);
+            NodeOp op = retry.op(0, ref.key(), token, ttlMillis, sendBy).shaped(ref, leaving);
             op.after = after;
             nodes.get(i).submit(op);
             retry.endSubmit();
@@ -984,22 +1027,24 @@ public final class QuorumEngine implements AutoCloseable {
      * that has since been dropped, unanswered, it may still run after this release (a stalled node serves its sockets
      * in any order), so the node client makes the release leave a tombstone that turns the late acquire into a no-op.
      */
-    private void submitReleaseOp(Round round, int i, String key, String token, long ttlMillis, long sendBy,
-            Round acquired) {
-        if (nothingOfOursThere(acquired, i)) {
+    private void submitReleaseOp(Round round, int i, LockRef ref, boolean leaving, String token, long ttlMillis,
+            long sendBy, Round acquired) {
+        // A refusing node may still hold a queued waiter's place, which a leaving release must remove.
+        if (nothingOfOursThere(acquired, i) && !(leaving && ref.queues() && !acquired.opOf(i).neverSent)) {
             round.onReply(i, NodeStatus.ALREADY_EXPIRED, null, null); // nothing of ours there to undo
             return;
         }
-        NodeOp op = round.op(i, key, token, ttlMillis, sendBy);
+        NodeOp op = round.op(i, ref.key(), token, ttlMillis, sendBy).shaped(ref, leaving);
         op.after = acquired == null ? null : acquired.opOf(i);
         nodes.get(i).submit(op);
     }
 
     private void submitRelease(Round round, DefaultLease lease, long sendBy) {
-        round.allAnswered().thenRun(() -> retryUnconfirmed(round, lease.key(), lease.token(), lease.ttlMillis(),
-                lease.keyExpiryNanos(), lease.acquireRound()));
+        round.allAnswered().thenRun(() -> retryUnconfirmed(round, lease.ref(), true, lease.token(),
+                lease.ttlMillis(), lease.keyExpiryNanos(), lease.acquireRound()));
         for (int i = 0; i < nodes.size(); i++) {
-            submitReleaseOp(round, i, lease.key(), lease.token(), lease.ttlMillis(), sendBy, lease.acquireRound());
+            submitReleaseOp(round, i, lease.ref(), true, lease.token(), lease.ttlMillis(), sendBy,
+                    lease.acquireRound());
         }
         round.endSubmit();
         if (waitRoom != null && waitRoom.hasWaiters(lease.key())) {

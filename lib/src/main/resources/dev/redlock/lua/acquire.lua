@@ -7,7 +7,8 @@
 -- last     restart detection only: this node's incarnation marker, a hash {id, run, born, intact}
 -- ARGV[1]  the caller's token
 -- ARGV[2]  the time to live, in milliseconds
--- ARGV[3]  '1' fenced, '0' plain
+-- KEYS[..] the lock kind's own keys, after the counter (or the tombstone) and before the marker; see below
+-- ARGV[3]  '1' fenced, '0' plain; for a kind other than the plain lock, followed by a space and the kind's words
 -- ARGV[4]  restart detection only: the marker id the client knows for this node ('' if none)
 -- ARGV[5]  restart detection only: the run_id of the server on this connection, as the client knows it ('' if not)
 --
@@ -23,16 +24,145 @@
 --          so that a waiter learns when the lock frees at the latest without another round trip; 0 when granted.
 --          counterValid is 1 when the counter may be trusted in a fencing read: the node's counters are intact,
 --          or this counter was validated under the current marker (or restart detection is off).
-local granted = 0
-if redis.call('EXISTS', KEYS[2]) == 0 and redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
-  granted = 1
+--
+-- Lock kinds (ARGV[3] = '<fenced> <kind> <words...>'; their keys are KEYS[3 or 4] onwards). On every kind the tombstone
+-- refuses, and a refusal reports when the lock frees at the latest (holderTtl), or -1 when that is unknown.
+--   plain        KEYS[1] is set NX PX.
+--   'm'          several resources at once: KEYS[1] and the kind's keys are all set, or none (all must be absent).
+--   'r'          a reader: KEYS[1] is the writer's key; kind keys {readers, waiting writers}, both sorted sets scored by
+--                the node time (ms) an entry expires. Word: the token of a write lease the same thread holds ('-' if
+--                none), which does not refuse its own reader. Refused while another writer holds KEYS[1] or a writer
+--                waits (an unexpired entry in waiting writers); else our token joins the readers until now + TTL.
+--   'w'          a writer: same keys; words: the waiter's id, how long its entry in waiting writers lasts (ms, 0 for
+--                no preference). Granted when no unexpired reader is left and KEYS[1] is set NX PX; while refused,
+--                the waiter's entry keeps new readers out. Granted, the entry stays as long as the key (its release
+--                removes it), so a round that fails here keeps the place, and a writer that dies frees it with the key.
+--   'f'          a fair lock: kind keys {queue (scored by the order), queue expiry (scored by node time)}; words: the
+--                order, the waiter's id, how long its place lasts (ms). The waiter takes its place (NX: the first
+--                order stays), refreshes its expiry, and is granted only at the head of the queue with KEYS[1] free.
+--                Places whose expiry passed are dropped first: a waiter that died loses its place. Granted, the place
+--                stays as long as the key, so a round that fails keeps it, and a holder that dies leaves with its key;
+--                the lease's release (or giving up) drops it.
+local spec = {}
+for word in string.gmatch(ARGV[3], '%S+') do
+  spec[#spec + 1] = word
 end
-local holder = 0
-if granted == 0 then
-  holder = redis.call('PTTL', KEYS[1])
-end
-local fenced = ARGV[3] == '1'
+local fenced = spec[1] == '1'
+local kind = spec[2] or ''
 local watched = ARGV[4] ~= nil
+local first = fenced and 4 or 3
+local last = watched and #KEYS - 1 or #KEYS
+local free = redis.call('EXISTS', KEYS[2]) == 0
+
+local function nowMs()
+  local t = redis.call('TIME')
+  return t[1] * 1000 + math.floor(t[2] / 1000)
+end
+
+-- The latest expiry (node ms) in a sorted set scored by expiry, or nil when it is empty.
+local function latest(zset)
+  local top = redis.call('ZRANGE', zset, -1, -1, 'WITHSCORES')
+  return top[2] and tonumber(top[2]) or nil
+end
+
+local granted, holder = 0, 0
+if kind == '' then
+  if free and redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
+    granted = 1
+  else
+    holder = redis.call('PTTL', KEYS[1])
+  end
+elseif kind == 'm' then
+  local all = {KEYS[1]}
+  for i = first, last do
+    all[#all + 1] = KEYS[i]
+  end
+  for i = 1, #all do
+    local pttl = redis.call('PTTL', all[i])
+    if pttl ~= -2 then
+      free = false
+      holder = (pttl == -1 or holder == -1) and -1 or math.max(holder, pttl)
+    end
+  end
+  if free then
+    for i = 1, #all do
+      redis.call('SET', all[i], ARGV[1], 'PX', ARGV[2])
+    end
+    granted = 1
+  elseif holder == 0 then
+    holder = -2
+  end
+elseif kind == 'r' then
+  local readers, writers = KEYS[first], KEYS[first + 1]
+  local now = nowMs()
+  local writer = redis.call('GET', KEYS[1])
+  redis.call('ZREMRANGEBYSCORE', writers, '-inf', now)
+  if writer and writer ~= spec[3] then
+    free = false
+    holder = redis.call('PTTL', KEYS[1])
+  elseif spec[3] == '-' and redis.call('ZCARD', writers) > 0 then
+    free = false
+    holder = -1
+  end
+  if free then
+    redis.call('ZREMRANGEBYSCORE', readers, '-inf', now)
+    redis.call('ZADD', readers, string.format('%.0f', now + tonumber(ARGV[2])), ARGV[1])
+    redis.call('PEXPIRE', readers, string.format('%.0f', latest(readers) - now))
+    granted = 1
+  elseif holder == 0 then
+    holder = -2
+  end
+elseif kind == 'w' then
+  local readers, writers = KEYS[first], KEYS[first + 1]
+  local now = nowMs()
+  local window = tonumber(spec[4])
+  redis.call('ZREMRANGEBYSCORE', readers, '-inf', now)
+  local lastReader = latest(readers)
+  if lastReader then
+    free = false
+  end
+  if free and redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
+    granted = 1
+  else
+    holder = redis.call('PTTL', KEYS[1])
+    if lastReader then
+      holder = math.max(holder, lastReader - now)
+    end
+  end
+  if window > 0 then
+    -- A writer granted keeps its entry only as long as its key: if it dies, readers wait no longer than for the key.
+    local lasts = granted == 1 and math.min(window, tonumber(ARGV[2])) or window
+    redis.call('ZADD', writers, string.format('%.0f', now + lasts), spec[3])
+    redis.call('PEXPIRE', writers, string.format('%.0f', latest(writers) - now))
+  end
+elseif kind == 'f' then
+  local queue, expiry = KEYS[first], KEYS[first + 1]
+  local now = nowMs()
+  local window = tonumber(spec[5])
+  local gone = redis.call('ZRANGEBYSCORE', expiry, '-inf', now)
+  for i = 1, #gone do
+    redis.call('ZREM', queue, gone[i])
+  end
+  redis.call('ZREMRANGEBYSCORE', expiry, '-inf', now)
+  redis.call('ZADD', queue, 'NX', spec[3], spec[4])
+  redis.call('ZADD', expiry, string.format('%.0f', now + window), spec[4])
+  local keep = string.format('%.0f', latest(expiry) - now)
+  redis.call('PEXPIRE', queue, keep)
+  redis.call('PEXPIRE', expiry, keep)
+  local head = redis.call('ZRANGE', queue, 0, 0)
+  if free and head[1] == spec[4] and redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
+    granted = 1
+    -- The holder keeps its place only as long as its key: if it dies, the next waiter moves up when the key expires.
+    redis.call('ZADD', expiry, string.format('%.0f', now + math.min(window, tonumber(ARGV[2]))), spec[4])
+  else
+    holder = redis.call('PTTL', KEYS[1])
+    if holder == -2 and free then
+      holder = -1 -- free, but another waiter is first
+    end
+  end
+else
+  return redis.error_reply('ERR unknown lock kind ' .. kind)
+end
 local id, run, born, intact = nil, nil, nil, '1'
 if watched then
   local marker = KEYS[#KEYS]

@@ -1,0 +1,15 @@
+package dev.redlock;
+
+/** The lock contract for the write lock of a writer-preferring read-write lock. */
+class WriterPreferringWriteLockContractTest extends LockContractTest {
+
+    @Override
+    QuorumPolicy policy() {
+        return QuorumPolicy.MAJORITY;
+    }
+
+    @Override
+    QuorumLock lock(RedlockClient client, String name) {
+        return client.readWriteLock(name).preferWriters().writeLock();
+    }
+}
