@@ -213,8 +213,12 @@ class ReleaseNotificationTest extends RedisBackedTest {
             Lease lease = holdForAMinute(holder, name);
             CompletableFuture<Attempted> got = CompletableFuture.supplyAsync(() -> attempt(waiting, name));
             await().pollDelay(Duration.ofMillis(300)).atMost(Duration.ofSeconds(2)).until(() -> !got.isDone());
-            ReleaseResult released = lease.release();
-            assertEquals(5, released.completion().get(5, TimeUnit.SECONDS).released(), released::toString);
+            ReleaseResult released = lease.release().completion().get(5, TimeUnit.SECONDS);
+            // Every node the acquire reached releases, though PUBLISH is refused there. (A node the fresh client's
+            // acquire found still connecting never got the key, and is skipped as ALREADY_EXPIRED.)
+            assertEquals(0, released.failed(), released::toString);
+            assertEquals(5, released.released() + released.alreadyExpired(), released::toString);
+            assertTrue(released.released() >= 3, released::toString);
             Attempted r = got.get(10, TimeUnit.SECONDS);
             assertTrue(r.acquired, () -> "a polling waiter did not get the lock: " + r.result);
         } finally {
