@@ -1,0 +1,138 @@
+package dev.redlock;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import redis.clients.jedis.Jedis;
+
+/**
+ * The fair lock on five real Redis masters: grants follow the order acquisitions began, within a client and across
+ * clients; a waiter that gives up leaves the queue at once; a waiter that died loses its place when it expires.
+ * (It also passes the whole lock contract: {@link FairLockContractTest}.)
+ */
+class FairLockTest extends RedisBackedTest {
+
+    private static final Duration LEASE = Duration.ofSeconds(10);
+
+    /** The places in the lock's queue on node {@code i}. */
+    private static long places(int i, String key) {
+        try (Jedis j = node(i).client()) {
+            return j.zcard(key + ":q");
+        }
+    }
+
+    /** Whether every node's queue holds exactly {@code n} places. */
+    private static boolean everyQueueHas(String key, long n) {
+        for (int i = 0; i < 5; i++) {
+            if (places(i, key) != n) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    @Test
+    void grantsFollowTheOrderAcquisitionsBeganAcrossClients() throws Exception {
+        String name = uniqueName("fair-order");
+        List<RedlockClient> clients = List.of(client(), client(), client());
+        Lease holder = clients.get(0).fairLock(name).tryAcquire(Duration.ZERO, LEASE).orElseThrow();
+        String key = holder.key();
+        List<Integer> granted = Collections.synchronizedList(new ArrayList<>());
+        List<CompletableFuture<Void>> waiters = new ArrayList<>();
+        int n = 8;
+        for (int k = 0; k < n; k++) {
+            int id = k;
+            QuorumLock lock = clients.get(k % clients.size()).fairLock(name);
+            waiters.add(CompletableFuture.runAsync(() -> {
+                try {
+                    assertTrue(lock.tryLock(60, TimeUnit.SECONDS));
+                    granted.add(id);
+                    lock.unlock();
+                } catch (InterruptedException e) {
+                    throw new IllegalStateException(e);
+                }
+            }));
+            // The holder's place and each waiter's so far: the next one begins only after this one queued.
+            long expected = k + 2;
+            await().atMost(Duration.ofSeconds(5)).until(() -> everyQueueHas(key, expected));
+        }
+        holder.release();
+        CompletableFuture.allOf(waiters.toArray(CompletableFuture[]::new)).get(60, TimeUnit.SECONDS);
+        assertEquals(List.of(0, 1, 2, 3, 4, 5, 6, 7), granted);
+        await().atMost(Duration.ofSeconds(5)).until(() -> everyQueueHas(key, 0));
+    }
+
+    @Test
+    void aWaiterThatGivesUpLeavesTheQueueAtOnce() throws Exception {
+        String name = uniqueName("fair-giveup");
+        Lease holder = client().fairLock(name).tryAcquire(Duration.ZERO, LEASE).orElseThrow();
+        QuorumLock first = client().fairLock(name);
+        CompletableFuture<Optional<Lease>> quitter = first.tryAcquireAsync(Duration.ofMillis(800), LEASE);
+        await().atMost(Duration.ofSeconds(5)).until(() -> everyQueueHas(holder.key(), 2));
+        CompletableFuture<Optional<Lease>> patient = client().fairLock(name).tryAcquireAsync(Duration.ofSeconds(60),
+                LEASE);
+        assertTrue(quitter.get(5, TimeUnit.SECONDS).isEmpty());
+        holder.release();
+        // The quitter's place would hold the queue up for at least 5 s (the queue window); it left when it gave up.
+        Lease next = patient.get(3, TimeUnit.SECONDS).orElseThrow();
+        assertTrue(next.isValid());
+    }
+
+    @Test
+    void aDeadWaitersPlaceExpiresAndTheNextWaiterMovesUp() throws Exception {
+        String name = uniqueName("fair-dead");
+        RedlockClient c = client();
+        Lease holder = c.fairLock(name).tryAcquire(Duration.ZERO, LEASE).orElseThrow();
+        String key = holder.key();
+        // A waiter that took the first place 1.5 s ago, then died: its place expires 1.5 s from now on every node.
+        for (int i = 0; i < 5; i++) {
+            try (Jedis j = node(i).client()) {
+                List<String> time = j.time();
+                long now = Long.parseLong(time.get(0)) * 1000 + Long.parseLong(time.get(1)) / 1000;
+                j.zadd(key + ":q", 1, "dead-waiter");
+                j.zadd(key + ":qe", now + 1_500, "dead-waiter");
+            }
+        }
+        CompletableFuture<Optional<Lease>> next = client().fairLock(name).tryAcquireAsync(Duration.ofSeconds(30),
+                LEASE);
+        holder.release();
+        long released = System.nanoTime();
+        await().pollDelay(Duration.ofMillis(500)).atMost(Duration.ofSeconds(2)).until(() -> !next.isDone());
+        Lease lease = next.get(10, TimeUnit.SECONDS).orElseThrow();
+        long waitedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - released);
+        assertTrue(waitedMs >= 1_000, () -> "granted " + waitedMs + " ms after the release, before the dead place"
+                + " expired");
+        assertTrue(lease.isValid());
+    }
+
+    @Test
+    void aHolderThatDiesFreesTheLockWhenItsKeyExpires() throws Exception {
+        String name = uniqueName("fair-crash");
+        RedlockClient crashing = RedlockClient.create(config().build());
+        Lease crashed = crashing.fairLock(name).tryAcquire(Duration.ZERO, Duration.ofMillis(800)).orElseThrow();
+        crashing.close();
+        // Its place lasts only as long as its key, not the (longer) queue window.
+        Lease next = client().fairLock(name).tryAcquire(Duration.ofSeconds(4), LEASE).orElseThrow();
+        assertFalse(crashed.isValid());
+        assertTrue(next.isValid());
+    }
+
+    @Test
+    void fencingTokensOfAFairLockIncrease() throws Exception {
+        QuorumLock fair = client().fairLock(uniqueName("fair-fence")).fenced();
+        Lease first = fair.tryAcquire(Duration.ZERO, LEASE).orElseThrow();
+        first.release();
+        Lease second = fair.tryAcquire(Duration.ofSeconds(5), LEASE).orElseThrow();
+        assertTrue(second.fencingToken().orElseThrow() > first.fencingToken().orElseThrow());
+    }
+}
