@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
@@ -28,7 +29,11 @@ import java.util.concurrent.locks.LockSupport;
  * client that believes in more permits uses more of them. Its keys are those of the locks
  * {@code name + "/permit-0"} ... {@code name + "/permit-(permits-1)"}; do not use those names for locks of your own.
  *
- * <p>Thread-safe. Instances are cheap. Not reentrant: every acquisition takes another permit.
+ * <p>Waiting: a full pass that finds every permit held sleeps the retry delay (never past the moment the first
+ * holder's keys expire) and passes again; permits are not woken by releases, so a semaphore's waiters poll.
+ *
+ * <p>Thread-safe. Instances are cheap. Not reentrant: every acquisition takes another permit. Blocking
+ * ({@link #tryAcquire(Duration)}) and asynchronous ({@link #tryAcquireAsync(Duration)}) acquisitions share the permits.
  */
 public final class QuorumSemaphore {
 
@@ -116,11 +121,127 @@ public final class QuorumSemaphore {
         return acquire(wait, leaseTime);
     }
 
+    /**
+     * Takes a permit without blocking, as an auto-extended lease, within {@code wait}: as {@link #tryAcquire(Duration)},
+     * with the rounds driven by the client's I/O and scheduler threads.
+     *
+     * @param wait the wait budget; zero (or negative) means one pass over the permits
+     * @return a future of the permit's lease, or of empty if every permit stayed held. It fails with
+     *         {@link NotEnoughNodesException} when the last pass decided no permit for lack of nodes, and with
+     *         {@link IllegalStateException} if the client closes. Cancelling it stops further rounds; a permit won by
+     *         the round in flight is released.
+     */
+    public CompletableFuture<Optional<Lease>> tryAcquireAsync(Duration wait) {
+        return acquireAsync(wait, null);
+    }
+
+    /**
+     * Takes a permit without blocking, as a lease with a fixed lease time, within {@code wait}; see
+     * {@link #tryAcquireAsync(Duration)}.
+     *
+     * @param wait the wait budget; zero means one pass over the permits
+     * @param leaseTime the time to live set on each node; must exceed the per-node timeout
+     * @return a future of the permit's lease, or of empty if every permit stayed held
+     * @throws IllegalArgumentException if the lease time is not above the per-node timeout, or above 7 days
+     */
+    public CompletableFuture<Optional<Lease>> tryAcquireAsync(Duration wait, Duration leaseTime) {
+        Objects.requireNonNull(leaseTime, "leaseTime");
+        engine.checkLeaseTime(leaseTime);
+        return acquireAsync(wait, leaseTime);
+    }
+
+    private CompletableFuture<Optional<Lease>> acquireAsync(Duration wait, Duration leaseTime) {
+        Objects.requireNonNull(wait, "wait");
+        long waitNanos = wait.isNegative() ? 0 : saturatedNanos(wait);
+        AsyncPass pass = new AsyncPass(leaseTime, engine.ticker().nanoTime() + waitNanos);
+        pass.start();
+        return pass.result;
+    }
+
+    /** One asynchronous acquisition: passes over the permits, one round at a time, until one is granted. */
+    private final class AsyncPass {
+        final Duration leaseTime;
+        final long deadline;
+        final CompletableFuture<Optional<Lease>> result = new CompletableFuture<>();
+        int start;
+        int tried;
+        boolean anyDecided;
+        AcquireResult last;
+        long freesIn;
+
+        AsyncPass(Duration leaseTime, long deadline) {
+            this.leaseTime = leaseTime;
+            this.deadline = deadline;
+        }
+
+        void start() {
+            start = ThreadLocalRandom.current().nextInt(permits);
+            tried = 0;
+            anyDecided = false;
+            freesIn = Long.MAX_VALUE;
+            next();
+        }
+
+        void next() {
+            if (result.isDone()) {
+                return;
+            }
+            QuorumLock slot = slots.get((start + tried) % permits);
+            CompletableFuture<AcquireResult> round = leaseTime == null ? slot.attemptAsync(Duration.ZERO)
+                    : slot.attemptAsync(Duration.ZERO, leaseTime);
+            round.whenComplete(this::answered);
+        }
+
+        private void answered(AcquireResult r, Throwable error) {
+            if (error != null) {
+                result.completeExceptionally(error instanceof java.util.concurrent.CompletionException
+                        && error.getCause() != null ? error.getCause() : error);
+                return;
+            }
+            if (r.acquired()) {
+                Lease lease = r.lease().orElseThrow();
+                if (!result.complete(Optional.of(lease))) {
+                    lease.releaseAsync(); // cancelled meanwhile: give it back
+                }
+                return;
+            }
+            last = r;
+            anyDecided |= r.reason() != FailureReason.NOT_ENOUGH_NODES;
+            Optional<Duration> ttl = r.holderTtl();
+            if (ttl.isPresent()) {
+                freesIn = Math.min(freesIn, TimeUnit.MILLISECONDS.toNanos(ttl.get().toMillis() + 1));
+            }
+            if (++tried < permits) {
+                next();
+                return;
+            }
+            long remaining = deadline - engine.ticker().nanoTime();
+            if (remaining <= 0) {
+                if (anyDecided) {
+                    result.complete(Optional.empty());
+                } else {
+                    result.completeExceptionally(new NotEnoughNodesException(last.lastRound()));
+                }
+                return;
+            }
+            if (engine.schedule(this::start, Math.min(Math.min(retryDelayNanos(), freesIn), remaining)) == null) {
+                result.completeExceptionally(new IllegalStateException("the client is closed"));
+            }
+        }
+    }
+
+    /** The retry delay with its jitter, so that competing clients spread out. */
+    private long retryDelayNanos() {
+        RedlockConfig config = engine.config();
+        double jitter = Math.min(config.retryJitter(), 0.999);
+        return (long) (config.retryDelay().toNanos() * (1 - jitter + 2 * jitter * ThreadLocalRandom.current()
+                .nextDouble()));
+    }
+
     private Optional<Lease> acquire(Duration wait, Duration leaseTime) throws InterruptedException {
         Objects.requireNonNull(wait, "wait");
         long waitNanos = wait.isNegative() ? 0 : saturatedNanos(wait); // as a lock's wait budget
         long deadline = engine.ticker().nanoTime() + waitNanos;
-        RedlockConfig config = engine.config();
         while (true) {
             int start = ThreadLocalRandom.current().nextInt(permits);
             boolean anyDecided = false;
@@ -149,12 +270,9 @@ public final class QuorumSemaphore {
                 }
                 return Optional.empty();
             }
-            // Every permit is held: sleep the retry delay (jittered, so competing clients spread out), no longer than
-            // until the first holder's keys expire, nor past the budget.
-            double jitter = Math.min(config.retryJitter(), 0.999);
-            long delay = (long) (config.retryDelay().toNanos()
-                    * (1 - jitter + 2 * jitter * ThreadLocalRandom.current().nextDouble()));
-            sleep(Math.min(Math.min(delay, freesIn), remaining));
+            // Every permit is held: sleep the retry delay, no longer than until the first holder's keys expire, nor
+            // past the budget.
+            sleep(Math.min(Math.min(retryDelayNanos(), freesIn), remaining));
         }
     }
 

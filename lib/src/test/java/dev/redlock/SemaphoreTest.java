@@ -139,4 +139,48 @@ class SemaphoreTest extends RedisBackedTest {
         node(4).kill();
         assertThrows(NotEnoughNodesException.class, () -> s.tryAcquire(Duration.ZERO, Duration.ofSeconds(10)));
     }
+
+    @Test
+    void asyncPermitsCountAgainstTheSameLimitAndWaitForARelease() throws Exception {
+        String name = uniqueName("sem-async");
+        QuorumSemaphore s = client().semaphore(name, 2);
+        Lease a = s.tryAcquireAsync(Duration.ZERO, Duration.ofSeconds(10)).get(5, TimeUnit.SECONDS).orElseThrow();
+        Lease b = client().semaphore(name, 2).tryAcquire(Duration.ZERO, Duration.ofSeconds(10)).orElseThrow();
+        assertTrue(s.tryAcquireAsync(Duration.ZERO).get(5, TimeUnit.SECONDS).isEmpty(), "both permits are held");
+
+        java.util.concurrent.CompletableFuture<Optional<Lease>> waiting = client().semaphore(name, 2)
+                .tryAcquireAsync(Duration.ofSeconds(10), Duration.ofSeconds(10));
+        org.awaitility.Awaitility.await().pollDelay(Duration.ofMillis(200)).atMost(Duration.ofSeconds(2))
+                .until(() -> !waiting.isDone());
+        b.release();
+        Lease c = waiting.get(5, TimeUnit.SECONDS).orElseThrow();
+        assertTrue(c.isValid());
+        assertTrue(a.isValid());
+    }
+
+    @Test
+    void aCancelledAsyncAcquisitionStopsAndKeepsNoPermit() throws Exception {
+        String name = uniqueName("sem-cancel");
+        RedlockClient c = client();
+        Lease held = c.semaphore(name, 1).tryAcquire(Duration.ZERO, Duration.ofSeconds(10)).orElseThrow();
+        java.util.concurrent.CompletableFuture<Optional<Lease>> waiting = client().semaphore(name, 1)
+                .tryAcquireAsync(Duration.ofSeconds(30), Duration.ofSeconds(10));
+        waiting.cancel(false);
+        held.release();
+        // The permit is free for anyone: the cancelled acquisition took nothing.
+        assertTrue(c.semaphore(name, 1).tryAcquire(Duration.ofSeconds(5), Duration.ofSeconds(10)).isPresent());
+    }
+
+    @Test
+    void anAsyncAcquisitionFailsWhenTheClientCloses() throws Exception {
+        RedlockClient c = RedlockClient.create(config().build());
+        String name = uniqueName("sem-close");
+        c.semaphore(name, 1).tryAcquire(Duration.ZERO, Duration.ofSeconds(10)).orElseThrow();
+        java.util.concurrent.CompletableFuture<Optional<Lease>> waiting = c.semaphore(name, 1)
+                .tryAcquireAsync(Duration.ofSeconds(30), Duration.ofSeconds(10));
+        c.close();
+        java.util.concurrent.ExecutionException e = assertThrows(java.util.concurrent.ExecutionException.class,
+                () -> waiting.get(5, TimeUnit.SECONDS));
+        assertTrue(e.getCause() instanceof IllegalStateException, e::toString);
+    }
 }

@@ -1116,7 +1116,11 @@ public final class QuorumEngine implements AutoCloseable {
     // ------------------------------------------------------------------------------------------------ lifecycle
 
     /** Schedules a task on the client's scheduler; null if the client is closing. */
-    ScheduledFuture<?> schedule(Runnable task, long delayNanos) {
+    /**
+     * Runs {@code task} on the client's scheduler after {@code delayNanos}; null if the client is closed (the task
+     * will never run).
+     */
+    public ScheduledFuture<?> schedule(Runnable task, long delayNanos) {
         try {
             return scheduler.schedule(task, Math.max(0, delayNanos), TimeUnit.NANOSECONDS);
         } catch (RejectedExecutionException e) {
