@@ -98,6 +98,26 @@ class ReadWriteLockTest extends RedisBackedTest {
     }
 
     @Test
+    void everyWaitingReaderIsWokenWhenTheWriterLeaves() throws Exception {
+        String name = uniqueName("rw-wake-all");
+        Lease writer = client().readWriteLock(name).writeLock().tryAcquire(Duration.ZERO, LEASE).orElseThrow();
+        // Poll every 30 s: each reader getting in within seconds was woken, the first by the release, the next ones
+        // by the reader before them (a release wakes one waiter of a client).
+        QuorumLock read = client(b -> b.retryDelay(Duration.ofSeconds(30)).retryJitter(0)).readWriteLock(name)
+                .readLock();
+        List<CompletableFuture<Optional<Lease>>> readers = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            readers.add(read.tryAcquireAsync(Duration.ofSeconds(60), LEASE));
+        }
+        await().pollDelay(Duration.ofMillis(300)).atMost(Duration.ofSeconds(2))
+                .until(() -> readers.stream().noneMatch(CompletableFuture::isDone));
+        writer.release();
+        for (CompletableFuture<Optional<Lease>> r : readers) {
+            assertTrue(r.get(5, TimeUnit.SECONDS).isPresent());
+        }
+    }
+
+    @Test
     void aCrashedReaderExpiresAloneWhileTheOthersStay() throws Exception {
         String name = uniqueName("rw-crash");
         RedlockClient crashing = RedlockClient.create(config().build());

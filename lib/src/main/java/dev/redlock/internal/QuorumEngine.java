@@ -224,6 +224,7 @@ public final class QuorumEngine implements AutoCloseable {
             }
             if (waiter != null) {
                 waitRoom.leave(waiter, won);
+                wakeNextReader(ref, won);
             }
             if (interrupted) {
                 Thread.currentThread().interrupt();
@@ -300,6 +301,16 @@ public final class QuorumEngine implements AutoCloseable {
         java.time.Instant now = config.wallClock().instant();
         long micros = now.getEpochSecond() * 1_000_000L + now.getNano() / 1_000;
         return ref.begin(Tokens.next(random), lastOrder.accumulateAndGet(micros, (last, t) -> Math.max(last + 1, t)));
+    }
+
+    /**
+     * A reader that waited got in: readers share, so the next waiter of this client may get in too, now rather than
+     * at its next poll (a release wakes one waiter at a time). If it is a writer, it tries once and waits again.
+     */
+    private void wakeNextReader(LockRef ref, boolean won) {
+        if (won && ref.kind() == LockRef.Kind.READ) {
+            waitRoom.released(ref.key(), null);
+        }
     }
 
     /**
@@ -562,6 +573,7 @@ public final class QuorumEngine implements AutoCloseable {
                 WaitRoom.Waiter w = waiter;
                 if (w != null) {
                     waitRoom.leave(w, r != null && r.acquired());
+                    wakeNextReader(this.ref, r != null && r.acquired());
                 }
                 if (r == null || !r.acquired()) {
                     leaveQueue(this.ref);
