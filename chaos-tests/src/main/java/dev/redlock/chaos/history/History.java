@@ -12,6 +12,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
+import java.util.function.Predicate;
 
 /**
  * The record of a chaos run: every lock operation the workload clients attempted and every fault
@@ -75,6 +76,27 @@ public final class History {
     synchronized (mutex) {
       return List.copyOf(events);
     }
+  }
+
+  /**
+   * A new history holding the operations that match {@code filter} (in the order they were added)
+   * and every nemesis event, for a checker that judges one kind of operation of a mixed run.
+   *
+   * @param filter which operations to keep
+   * @return the selection; this history is not changed
+   */
+  public History select(Predicate<? super Op> filter) {
+    Objects.requireNonNull(filter, "filter");
+    History selected = new History();
+    synchronized (mutex) {
+      for (Op op : ops) {
+        if (filter.test(op)) {
+          selected.ops.add(op);
+        }
+      }
+      selected.events.addAll(events);
+    }
+    return selected;
   }
 
   /**

@@ -1,16 +1,18 @@
 package dev.redlock.chaos.history;
 
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
 /**
  * The little JSON this package needs: writing flat objects whose values are strings, whole
- * numbers, booleans and nulls, and reading exactly that back.
+ * numbers, booleans, nulls and arrays of strings, and reading exactly that back.
  *
  * <p>Hand-written because the chaos suite takes no third-party dependencies and the format is
- * tiny. It is not a general JSON parser: nested objects, arrays and fractional numbers are
- * rejected rather than half-understood.
+ * tiny. It is not a general JSON parser: nested objects, arrays of anything but strings and
+ * fractional numbers are rejected rather than half-understood.
  */
 final class Json {
 
@@ -59,6 +61,18 @@ final class Json {
     out.append(':');
   }
 
+  /** Appends {@code items} as a JSON array of string literals. */
+  static void appendStrings(StringBuilder out, List<String> items) {
+    out.append('[');
+    for (int i = 0; i < items.size(); i++) {
+      if (i > 0) {
+        out.append(',');
+      }
+      appendString(out, items.get(i));
+    }
+    out.append(']');
+  }
+
   /** Appends a whole number, writing the {@link Op#NONE} sentinel as {@code null}. */
   static void appendNanos(StringBuilder out, long value) {
     // null reads better than -9223372036854775808 and survives tools that parse numbers as doubles.
@@ -70,8 +84,8 @@ final class Json {
   }
 
   /**
-   * Parses one flat JSON object. Values come back as {@link String}, {@link Long}, {@link Boolean}
-   * or {@code null}.
+   * Parses one flat JSON object. Values come back as {@link String}, {@link Long}, {@link Boolean},
+   * {@code null} or, for an array of strings, an unmodifiable {@code List<String>}.
    *
    * @throws IllegalArgumentException when the text is not such an object
    */
@@ -122,6 +136,19 @@ final class Json {
       return b;
     }
     throw new IllegalArgumentException("\"" + key + "\" is not a boolean: " + v);
+  }
+
+  /** Reads a required member that must be an array of strings (not null). */
+  static List<String> getStrings(Map<String, Object> obj, String key) {
+    Object v = require(obj, key);
+    if (v instanceof List<?> list) {
+      List<String> strings = new ArrayList<>(list.size());
+      for (Object item : list) {
+        strings.add((String) item); // the parser only builds lists of strings
+      }
+      return List.copyOf(strings);
+    }
+    throw new IllegalArgumentException("\"" + key + "\" is not an array of strings: " + v);
   }
 
   /**
@@ -200,6 +227,9 @@ final class Json {
       if (c == '"') {
         return string();
       }
+      if (c == '[') {
+        return strings();
+      }
       if (c == '-' || (c >= '0' && c <= '9')) {
         return number();
       }
@@ -216,6 +246,32 @@ final class Json {
         return null;
       }
       throw error("unsupported value");
+    }
+
+    /** An array whose items are all strings; anything else in it is rejected. */
+    private List<String> strings() {
+      expect('[');
+      List<String> items = new ArrayList<>();
+      skipWhitespace();
+      if (peek() == ']') {
+        pos++;
+        return List.copyOf(items);
+      }
+      while (true) {
+        skipWhitespace();
+        if (peek() != '"') {
+          throw error("only arrays of strings are supported");
+        }
+        items.add(string());
+        skipWhitespace();
+        char c = next();
+        if (c == ']') {
+          return List.copyOf(items);
+        }
+        if (c != ',') {
+          throw error("expected ',' or ']'");
+        }
+      }
     }
 
     private Long number() {

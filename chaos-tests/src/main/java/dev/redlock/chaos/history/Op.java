@@ -1,5 +1,7 @@
 package dev.redlock.chaos.history;
 
+import java.util.Collection;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 
@@ -14,6 +16,10 @@ import java.util.Objects;
  * windowEnd())}: from the moment acquire returned until the earliest of the lease's deadline, the
  * start of its release and the moment the library reported it lost. Non-OK ops have an empty
  * window.
+ *
+ * <p>The last four components describe locks of the lock family; an op of a plain lock leaves
+ * them at their defaults ({@link Kind#LOCK}, no resources, {@link #NONE}), and the JSON form then
+ * omits them, so histories written before they existed still read back.
  *
  * @param client the workload client that made the attempt
  * @param lock the lock's name
@@ -31,6 +37,13 @@ import java.util.Objects;
  *     successful validity check before the write), or {@link #NONE} if it never acted
  * @param wrote whether the holder completed its write to the shared register
  * @param fencingToken the lease's fencing token, or {@link #NONE}
+ * @param kind which kind of lock was asked for ({@link Kind#LOCK} for a plain one)
+ * @param resources for a {@link Kind#MULTI} op, the names of every resource the lease holds
+ *     (each also a plain lock's name); empty otherwise, meaning just {@link #lock()}
+ * @param queuedNanos when the acquisition took its place in the lock's queue (for a fair lock:
+ *     when the library read the client's wall clock for it), or {@link #NONE}
+ * @param roundNanos when the acquisition's last round began (for an OK op, the round that
+ *     granted it), or {@link #NONE}
  */
 public record Op(
     int client,
@@ -45,7 +58,11 @@ public record Op(
     long lostNanos,
     long actNanos,
     boolean wrote,
-    long fencingToken) {
+    long fencingToken,
+    Kind kind,
+    List<String> resources,
+    long queuedNanos,
+    long roundNanos) {
 
   /** Sentinel for an absent timestamp or fencing token: {@link Long#MIN_VALUE}. */
   public static final long NONE = Long.MIN_VALUE;
@@ -58,6 +75,74 @@ public record Op(
     FAIL,
     /** Acquire threw something unexpected; whether the lock was taken is not known. */
     UNKNOWN
+  }
+
+  /** Which kind of lock an op asked for. */
+  public enum Kind {
+    /** A plain lock (RedLock or MultiLock), or a semaphore's permit: one holder at a time. */
+    LOCK,
+    /** A read-write lock's read lock: shared with other readers, excluded by a writer. */
+    READ,
+    /** A read-write lock's write lock: excludes readers and other writers. */
+    WRITE,
+    /** A fair lock: one holder at a time, granted in the order acquisitions began. */
+    FAIR,
+    /** A multi-resource lock: holds every name in {@link Op#resources()} at once, or none. */
+    MULTI
+  }
+
+  /**
+   * An op of a plain lock: the family components at their defaults ({@link Kind#LOCK}, no
+   * resources, no queue place, no round time).
+   *
+   * @param client the workload client
+   * @param lock the lock's name
+   * @param invokeNanos when acquire was called
+   * @param completeNanos when acquire returned or failed
+   * @param outcome how the attempt ended
+   * @param failure why it was not acquired, or null
+   * @param token the lease's token, or null
+   * @param deadlineNanos the lease's last known deadline, or {@link #NONE}
+   * @param releaseNanos when the release started, or {@link #NONE}
+   * @param lostNanos when the loss was reported, or {@link #NONE}
+   * @param actNanos when the holder last acted, or {@link #NONE}
+   * @param wrote whether the holder completed its write
+   * @param fencingToken the fencing token, or {@link #NONE}
+   * @throws NullPointerException if {@code lock} or {@code outcome} is null
+   * @throws IllegalArgumentException if {@code completeNanos} precedes {@code invokeNanos}
+   */
+  public Op(
+      int client,
+      String lock,
+      long invokeNanos,
+      long completeNanos,
+      Outcome outcome,
+      String failure,
+      String token,
+      long deadlineNanos,
+      long releaseNanos,
+      long lostNanos,
+      long actNanos,
+      boolean wrote,
+      long fencingToken) {
+    this(
+        client,
+        lock,
+        invokeNanos,
+        completeNanos,
+        outcome,
+        failure,
+        token,
+        deadlineNanos,
+        releaseNanos,
+        lostNanos,
+        actNanos,
+        wrote,
+        fencingToken,
+        Kind.LOCK,
+        List.of(),
+        NONE,
+        NONE);
   }
 
   /**
@@ -76,12 +161,19 @@ public record Op(
    * @param actNanos when the holder last acted, or {@link #NONE}
    * @param wrote whether the holder completed its write
    * @param fencingToken the fencing token, or {@link #NONE}
-   * @throws NullPointerException if {@code lock} or {@code outcome} is null
+   * @param kind which kind of lock was asked for
+   * @param resources the resources a {@link Kind#MULTI} op holds, else empty (copied)
+   * @param queuedNanos when the acquisition took its queue place, or {@link #NONE}
+   * @param roundNanos when its last round began, or {@link #NONE}
+   * @throws NullPointerException if {@code lock}, {@code outcome}, {@code kind} or {@code
+   *     resources} is null, or a resource name is
    * @throws IllegalArgumentException if {@code completeNanos} precedes {@code invokeNanos}
    */
   public Op {
     Objects.requireNonNull(lock, "lock");
     Objects.requireNonNull(outcome, "outcome");
+    Objects.requireNonNull(kind, "kind");
+    resources = List.copyOf(resources);
     // One monotonic clock: an op cannot finish before it started; if it seems to, the workload
     // recorded the wrong moment and every checker would reason about garbage.
     if (completeNanos < invokeNanos) {
@@ -119,7 +211,21 @@ public record Op(
         .lostNanos(lostNanos)
         .actNanos(actNanos)
         .wrote(wrote)
-        .fencingToken(fencingToken);
+        .fencingToken(fencingToken)
+        .kind(kind)
+        .resources(resources)
+        .queuedNanos(queuedNanos)
+        .roundNanos(roundNanos);
+  }
+
+  /**
+   * The resources this op's lease holds for its whole holding window: {@link #resources()} when
+   * there are any, else just {@link #lock()}.
+   *
+   * @return the names held, never empty
+   */
+  public List<String> resourcesHeld() {
+    return resources.isEmpty() ? List.of(lock) : resources;
   }
 
   /**
@@ -178,7 +284,9 @@ public record Op(
 
   /**
    * Encodes this op as one line of JSON (no line break), with {@code "type":"op"} first and
-   * {@link #NONE} values written as {@code null}.
+   * {@link #NONE} values written as {@code null}. The members {@code "kind"}, {@code
+   * "resources"}, {@code "queuedNanos"} and {@code "roundNanos"} are written only when they differ
+   * from a plain lock's defaults.
    *
    * @return the JSON text
    */
@@ -212,12 +320,31 @@ public record Op(
     out.append(wrote);
     Json.appendKey(out, "fencingToken");
     Json.appendNanos(out, fencingToken);
+    // The family's members only when set: a plain lock's line reads as it always did.
+    if (kind != Kind.LOCK) {
+      Json.appendKey(out, "kind");
+      Json.appendString(out, kind.name());
+    }
+    if (!resources.isEmpty()) {
+      Json.appendKey(out, "resources");
+      Json.appendStrings(out, resources);
+    }
+    if (queuedNanos != NONE) {
+      Json.appendKey(out, "queuedNanos");
+      Json.appendNanos(out, queuedNanos);
+    }
+    if (roundNanos != NONE) {
+      Json.appendKey(out, "roundNanos");
+      Json.appendNanos(out, roundNanos);
+    }
     return out.append('}').toString();
   }
 
   /**
    * Parses the format written by {@link #toJson()}. The {@code "type"} member may be absent but,
-   * if present, must be {@code "op"}; every other member is required and no others are allowed.
+   * if present, must be {@code "op"}; the lock family's members ({@code "kind"}, {@code
+   * "resources"}, {@code "queuedNanos"}, {@code "roundNanos"}) may be absent, and then take a plain
+   * lock's defaults; every other member is required and no others are allowed.
    *
    * @param json one JSON object
    * @return the op it describes
@@ -240,7 +367,11 @@ public record Op(
         "lostNanos",
         "actNanos",
         "wrote",
-        "fencingToken");
+        "fencingToken",
+        "kind",
+        "resources",
+        "queuedNanos",
+        "roundNanos");
     String outcome = Json.getString(o, "outcome");
     if (outcome == null) {
       throw new IllegalArgumentException("\"outcome\" is null");
@@ -262,12 +393,27 @@ public record Op(
         Json.getLong(o, "lostNanos"),
         Json.getLong(o, "actNanos"),
         Json.getBoolean(o, "wrote"),
-        Json.getLong(o, "fencingToken"));
+        Json.getLong(o, "fencingToken"),
+        kindOf(o),
+        o.containsKey("resources") ? Json.getStrings(o, "resources") : List.of(),
+        o.containsKey("queuedNanos") ? Json.getLong(o, "queuedNanos") : NONE,
+        o.containsKey("roundNanos") ? Json.getLong(o, "roundNanos") : NONE);
+  }
+
+  private static Kind kindOf(Map<String, Object> o) {
+    if (!o.containsKey("kind")) {
+      return Kind.LOCK;
+    }
+    String kind = Json.getString(o, "kind");
+    if (kind == null) {
+      throw new IllegalArgumentException("\"kind\" is null");
+    }
+    return Kind.valueOf(kind);
   }
 
   /**
    * Describes the op in full, showing {@link #NONE} values as {@code -} so the absent ones stand
-   * out in a violation report.
+   * out in a violation report; the lock family's components are shown only when set.
    *
    * @return a one-line description naming every field
    */
@@ -299,7 +445,25 @@ public record Op(
         + wrote
         + ", fencing="
         + nanos(fencingToken)
+        + family()
         + "}";
+  }
+
+  private String family() {
+    StringBuilder out = new StringBuilder();
+    if (kind != Kind.LOCK) {
+      out.append(", kind=").append(kind);
+    }
+    if (!resources.isEmpty()) {
+      out.append(", resources=").append(resources);
+    }
+    if (queuedNanos != NONE) {
+      out.append(", queued=").append(queuedNanos);
+    }
+    if (roundNanos != NONE) {
+      out.append(", round=").append(roundNanos);
+    }
+    return out.toString();
   }
 
   private static String nanos(long v) {
@@ -333,6 +497,10 @@ public record Op(
     private long actNanos = NONE;
     private boolean wrote;
     private long fencingToken = NONE;
+    private Kind kind = Kind.LOCK;
+    private List<String> resources = List.of();
+    private long queuedNanos = NONE;
+    private long roundNanos = NONE;
 
     private Builder() {}
 
@@ -480,6 +648,50 @@ public record Op(
     }
 
     /**
+     * Sets which kind of lock was asked for (default {@link Kind#LOCK}).
+     *
+     * @param kind the lock's kind
+     * @return this builder
+     */
+    public Builder kind(Kind kind) {
+      this.kind = kind;
+      return this;
+    }
+
+    /**
+     * Sets the resources a {@link Kind#MULTI} op's lease holds (default none).
+     *
+     * @param resources every resource's name (copied)
+     * @return this builder
+     */
+    public Builder resources(Collection<String> resources) {
+      this.resources = List.copyOf(resources);
+      return this;
+    }
+
+    /**
+     * Sets when the acquisition took its place in the lock's queue.
+     *
+     * @param queuedNanos a {@link System#nanoTime()} reading, or {@link Op#NONE}
+     * @return this builder
+     */
+    public Builder queuedNanos(long queuedNanos) {
+      this.queuedNanos = queuedNanos;
+      return this;
+    }
+
+    /**
+     * Sets when the acquisition's last round began.
+     *
+     * @param roundNanos a {@link System#nanoTime()} reading, or {@link Op#NONE}
+     * @return this builder
+     */
+    public Builder roundNanos(long roundNanos) {
+      this.roundNanos = roundNanos;
+      return this;
+    }
+
+    /**
      * Builds the op.
      *
      * @return the immutable op
@@ -505,7 +717,11 @@ public record Op(
           lostNanos,
           actNanos,
           wrote,
-          fencingToken);
+          fencingToken,
+          kind,
+          resources,
+          queuedNanos,
+          roundNanos);
     }
   }
 }

@@ -99,6 +99,58 @@ class HistoryTest {
   }
 
   @Test
+  void lockFamilyMembersRoundTripAndArePlainLockDefaultsWhenAbsent() {
+    Op multi =
+        ok(3, "[a, b\"]", 0, 100)
+            .kind(Op.Kind.MULTI)
+            .resources(List.of("a", "b\""))
+            .queuedNanos(at(-2))
+            .roundNanos(at(-1))
+            .build();
+    String json = multi.toJson();
+    String family =
+        ",\"kind\":\"MULTI\",\"resources\":[\"a\",\"b\\\"\"],\"queuedNanos\":"
+            + at(-2)
+            + ",\"roundNanos\":"
+            + at(-1)
+            + "}";
+    assertTrue(json.endsWith(family), json);
+    assertEquals(multi, Op.fromJson(json));
+    assertEquals(List.of("a", "b\""), multi.resourcesHeld());
+
+    // A plain lock's op writes none of them, so its line is what it always was...
+    Op plain = ok(1, "a", 0, 100).build();
+    String line = plain.toJson();
+    assertFalse(line.contains("kind") || line.contains("resources") || line.contains("queued"));
+    assertEquals(List.of("a"), plain.resourcesHeld());
+    // ...and a line written before they existed reads back with their defaults.
+    Op old =
+        Op.fromJson(
+            "{\"type\":\"op\",\"client\":1,\"lock\":\"a\",\"invokeNanos\":1,\"completeNanos\":2,"
+                + "\"outcome\":\"OK\",\"failure\":null,\"token\":\"t\",\"deadlineNanos\":9,"
+                + "\"releaseNanos\":null,\"lostNanos\":null,\"actNanos\":null,\"wrote\":false,"
+                + "\"fencingToken\":null}");
+    assertEquals(Op.Kind.LOCK, old.kind());
+    assertEquals(List.of(), old.resources());
+    assertEquals(Op.NONE, old.queuedNanos());
+    assertEquals(Op.NONE, old.roundNanos());
+    long none = Op.NONE;
+    assertEquals(
+        new Op(1, "a", 1, 2, Op.Outcome.OK, null, "t", 9, none, none, none, false, none), old);
+
+    String good = ok(1, "a", 0, 100).kind(Op.Kind.READ).build().toJson();
+    assertThrows(
+        IllegalArgumentException.class,
+        () -> Op.fromJson(good.replace("\"READ\"", "\"BOGUS\"")));
+    assertThrows(
+        IllegalArgumentException.class,
+        () -> Op.fromJson(good.replace("}", ",\"resources\":[\"a\",1]}")));
+    assertThrows(
+        IllegalArgumentException.class,
+        () -> Op.fromJson(good.replace("}", ",\"resources\":null}")));
+  }
+
+  @Test
   void fromJsonAcceptsWhitespaceAndEscapesItDoesNotWrite() {
     NemesisEvent e =
         NemesisEvent.fromJson(
@@ -200,6 +252,18 @@ class HistoryTest {
     }
     assertEquals(threads * perThread, h.ops().size());
     assertEquals(threads * 10, h.events().size());
+  }
+
+  @Test
+  void selectKeepsMatchingOpsAndEveryEvent() {
+    History h = new History();
+    h.add(ok(1, "a", 0, 100).kind(Op.Kind.READ).build());
+    h.add(new NemesisEvent(at(10), "kill", 2, null));
+    h.add(ok(2, "a", 100, 200).kind(Op.Kind.WRITE).build());
+    History readers = h.select(op -> op.kind() == Op.Kind.READ);
+    assertEquals(List.of(h.ops().get(0)), readers.ops());
+    assertEquals(h.events(), readers.events());
+    assertEquals(2, h.ops().size(), "the original is left alone");
   }
 
   @Test

@@ -34,6 +34,29 @@ final class Ops {
         .failure("BUSY");
   }
 
+  /**
+   * An acquisition of {@code lock} by {@code client} that took its queue place at {@code startMs}
+   * and returned at {@code endMs} with {@code outcome}; an OK one's granting round began 2 ms
+   * before it returned, and it holds the lock for 50 ms.
+   */
+  static Op.Builder queued(int client, String lock, long startMs, long endMs, Op.Outcome outcome) {
+    Op.Builder op =
+        Op.builder()
+            .client(client)
+            .lock(lock)
+            .kind(Op.Kind.FAIR)
+            .invokeNanos(at(startMs))
+            .queuedNanos(at(startMs))
+            .completeNanos(at(endMs))
+            .outcome(outcome);
+    if (outcome != Op.Outcome.OK) {
+      return op.failure("BUSY");
+    }
+    return op.roundNanos(at(endMs - 2))
+        .token("tok-" + client + "-" + startMs)
+        .deadlineNanos(at(endMs + 50));
+  }
+
   static long at(long ms) {
     return T0 + ms * MS;
   }

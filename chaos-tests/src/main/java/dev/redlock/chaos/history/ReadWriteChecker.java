@@ -1,0 +1,143 @@
+package dev.redlock.chaos.history;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * Safety of a read-write lock: for each lock (an op's {@link Op#lock()}), no OK writer's holding
+ * window ({@link Op#windowStart()} to {@link Op#windowEnd()}) overlaps any other OK op's window,
+ * reader's or writer's; readers' windows may overlap each other. An op is a reader when its {@link
+ * Op#kind()} is {@link Op.Kind#READ}; every other op on the lock ({@link Op.Kind#WRITE}, or a plain
+ * lock's op) counts as a writer. Windows that merely touch (one ends exactly where the next starts)
+ * do not overlap.
+ *
+ * <p>Per lock it sweeps the windows in order of start, remembering the window that reaches
+ * furthest so far among all holders and among writers: a writer that starts before the furthest
+ * holder's end, or a reader that starts before the furthest writer's end, overlaps it. So every op
+ * that starts inside a window it is excluded from is reported once, against the earlier window
+ * reaching furthest; an overlap of two writers or of a writer and a reader is always found that
+ * way, whichever of the two started first. Ops with empty windows are skipped.
+ *
+ * <p>The summary also gives the most readers seen holding one lock at once, which shows whether
+ * the run really shared the lock between readers.
+ */
+public final class ReadWriteChecker implements Checker {
+
+  /** This checker's name in its results. */
+  public static final String NAME = "read-write";
+
+  /** Creates the checker; it has no settings. */
+  public ReadWriteChecker() {}
+
+  /**
+   * Checks every lock's OK windows for a writer overlapping another holder.
+   *
+   * @param history the run
+   * @return VALID when no writer's window overlaps another holder's, INVALID listing every overlap
+   */
+  @Override
+  public CheckResult check(History history) {
+    Map<String, List<Op>> byLock = new TreeMap<>();
+    int readers = 0;
+    int writers = 0;
+    for (Op op : history.ops()) {
+      if (op.outcome() != Op.Outcome.OK || op.windowEmpty()) {
+        continue;
+      }
+      if (isReader(op)) {
+        readers++;
+      } else {
+        writers++;
+      }
+      byLock.computeIfAbsent(op.lock(), k -> new ArrayList<>()).add(op);
+    }
+
+    List<String> violations = new ArrayList<>();
+    int mostReaders = 0;
+    for (Map.Entry<String, List<Op>> entry : byLock.entrySet()) {
+      List<Op> sorted = entry.getValue();
+      sorted.sort(
+          Comparator.comparingLong(Op::windowStart)
+              .thenComparingLong(Op::windowEnd)
+              .thenComparingInt(Op::client));
+      Op furthest = null;
+      Op furthestWriter = null;
+      for (Op op : sorted) {
+        Op excludedBy = isReader(op) ? furthestWriter : furthest;
+        if (excludedBy != null && op.windowStart() < excludedBy.windowEnd()) {
+          long overlap = Math.min(op.windowEnd(), excludedBy.windowEnd()) - op.windowStart();
+          violations.add(
+              "lock \""
+                  + entry.getKey()
+                  + "\" "
+                  + role(excludedBy)
+                  + " and "
+                  + role(op)
+                  + " held it together for "
+                  + Nanos.ms(overlap)
+                  + ": client "
+                  + excludedBy.client()
+                  + " "
+                  + excludedBy
+                  + " overlaps client "
+                  + op.client()
+                  + " "
+                  + op);
+        }
+        if (furthest == null || op.windowEnd() > furthest.windowEnd()) {
+          furthest = op;
+        }
+        if (!isReader(op)
+            && (furthestWriter == null || op.windowEnd() > furthestWriter.windowEnd())) {
+          furthestWriter = op;
+        }
+      }
+      mostReaders = Math.max(mostReaders, mostReadersAtOnce(sorted));
+    }
+
+    String summary =
+        readers
+            + " reader and "
+            + writers
+            + " writer holding windows on "
+            + byLock.size()
+            + " locks checked, at most "
+            + mostReaders
+            + " readers at once, "
+            + violations.size()
+            + " overlaps with a writer";
+    return violations.isEmpty()
+        ? CheckResult.valid(NAME, summary)
+        : CheckResult.invalid(NAME, violations, summary);
+  }
+
+  private static boolean isReader(Op op) {
+    return op.kind() == Op.Kind.READ;
+  }
+
+  private static String role(Op op) {
+    return isReader(op) ? "a reader" : "a writer";
+  }
+
+  /** The most reader windows open at one instant; at one instant ends come before starts. */
+  private static int mostReadersAtOnce(List<Op> ops) {
+    List<long[]> edges = new ArrayList<>();
+    for (Op op : ops) {
+      if (isReader(op)) {
+        edges.add(new long[] {op.windowStart(), 1});
+        edges.add(new long[] {op.windowEnd(), -1});
+      }
+    }
+    edges.sort(Comparator.<long[]>comparingLong(e -> e[0]).thenComparingLong(e -> e[1]));
+    int open = 0;
+    int most = 0;
+    for (long[] e : edges) {
+      open += (int) e[1];
+      most = Math.max(most, open);
+    }
+    return most;
+  }
+}
