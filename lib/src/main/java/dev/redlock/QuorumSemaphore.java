@@ -154,7 +154,12 @@ public final class QuorumSemaphore {
         Objects.requireNonNull(wait, "wait");
         long waitNanos = wait.isNegative() ? 0 : saturatedNanos(wait);
         AsyncPass pass = new AsyncPass(leaseTime, engine.ticker().nanoTime() + waitNanos);
-        pass.start();
+        // A pass asleep between passes is a task on the client's scheduler, which closing drops: fail it then.
+        Runnable closing = () -> pass.result.completeExceptionally(closed());
+        if (engine.onClose(closing)) {
+            pass.result.whenComplete((r, e) -> engine.removeCloseListener(closing));
+            pass.start();
+        }
         return pass.result;
     }
 
@@ -225,7 +230,7 @@ public final class QuorumSemaphore {
                 return;
             }
             if (engine.schedule(this::start, Math.min(Math.min(retryDelayNanos(), freesIn), remaining)) == null) {
-                result.completeExceptionally(new IllegalStateException("the client is closed"));
+                result.completeExceptionally(closed());
             }
         }
     }
@@ -276,14 +281,29 @@ public final class QuorumSemaphore {
         }
     }
 
+    /** Sleeps between passes; closing the client wakes it, and it then throws as a closed client's calls do. */
     private void sleep(long nanos) throws InterruptedException {
-        long wakeAt = System.nanoTime() + nanos;
-        for (long left = nanos; left > 0; left = wakeAt - System.nanoTime()) {
-            LockSupport.parkNanos(this, left);
-            if (Thread.interrupted()) {
-                throw new InterruptedException("interrupted while acquiring a permit of semaphore '" + name + "'");
+        Thread sleeper = Thread.currentThread();
+        Runnable wake = () -> LockSupport.unpark(sleeper);
+        try {
+            engine.onClose(wake);
+            long wakeAt = System.nanoTime() + nanos;
+            for (long left = nanos; left > 0; left = wakeAt - System.nanoTime()) {
+                if (engine.isClosed()) {
+                    throw closed();
+                }
+                LockSupport.parkNanos(this, left);
+                if (Thread.interrupted()) {
+                    throw new InterruptedException("interrupted while acquiring a permit of semaphore '" + name + "'");
+                }
             }
+        } finally {
+            engine.removeCloseListener(wake);
         }
+    }
+
+    private static IllegalStateException closed() {
+        return new IllegalStateException("the Redlock client is closed");
     }
 
     /** At most about 146 years, so that the deadline cannot overflow. */

@@ -303,15 +303,15 @@ public final class RedlockClient implements AutoCloseable {
     }
 
     /**
-     * How long a fair lock's waiter (or a preferred writer) keeps its place without a new attempt: the longest a
-     * waiter of this client sleeps between attempts, three times over, and at least 5 seconds. A waiter that dies
-     * holds the lock's queue up for at most this long.
+     * How long a fair lock's waiter (or a preferred writer) keeps its place without a new attempt. Such a waiter tries
+     * again at least every third of it, so only a waiter that died (or was cut off) loses its place, and it holds the
+     * lock's queue up for at most this long.
      *
-     * @return 30 retry delays (with their jitter), at least 5 seconds
+     * @return three retry delays (with their jitter), at least 5 seconds
      */
     public java.time.Duration queueWindow() {
         long poll = (long) Math.ceil(config.retryDelay().toMillis() * (1 + Math.min(config.retryJitter(), 0.999)));
-        return java.time.Duration.ofMillis(Math.max(5_000, 30 * poll));
+        return java.time.Duration.ofMillis(Math.max(5_000, 3 * poll));
     }
 
     /**

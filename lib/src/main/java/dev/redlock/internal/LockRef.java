@@ -85,8 +85,14 @@ public record LockRef(String name, String key, QuorumPolicy policy, boolean fenc
         switch (shape.kind()) {
             case PLAIN:
                 return base;
-            case MULTI:
-                return "MULTI|" + policy + "|" + String.join("|", shape.resources());
+            case MULTI: {
+                // Each key with its length: no two sets (nor a set and a name holding '|') share an id.
+                StringBuilder id = new StringBuilder("MULTI|").append(policy);
+                for (String k : shape.resources()) {
+                    id.append('|').append(k.length()).append(':').append(k);
+                }
+                return id.toString();
+            }
             default:
                 return shape.kind() + "|" + base;
         }

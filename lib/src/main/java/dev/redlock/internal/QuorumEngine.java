@@ -180,9 +180,10 @@ public final class QuorumEngine implements AutoCloseable {
         WaitRoom.Waiter waiter = null;
         quarantine.observeTtl(ttlMillis);
         try {
-            if (waitRoom != null && waitNanos > 0 && waitRoom.hasWaiters(ref.key())) {
-                // Others of this client already wait for this lock: queue behind them rather than overtake them.
-                waiter = waitRoom.joinAsThread(ref.key());
+            if (waitRoom != null && waitNanos > 0 && !ref.queues() && waitRoom.hasWaiters(ref.key())) {
+                // Others of this client already wait for this lock: queue behind them rather than overtake them. (A
+                // fair lock's order is its queue on the nodes: its first round takes its place there at once.)
+                waiter = waitRoom.joinAsThread(ref.key(), ref.kind() == LockRef.Kind.READ);
                 interrupted = sleep(ref, waiter, Math.min(queuedDelay(waiter, 1), forever ? Long.MAX_VALUE
                         : Math.max(0, deadline - ticker.nanoTime())), interruptible);
             }
@@ -213,14 +214,16 @@ public final class QuorumEngine implements AutoCloseable {
                     return new AcquireResult(null, a.outcome, rounds);
                 }
                 if (waiter == null && waitRoom != null && a.outcome.reason() == FailureReason.BUSY) {
-                    waiter = waitRoom.joinAsThread(ref.key());
+                    waiter = waitRoom.joinAsThread(ref.key(), ref.kind() == LockRef.Kind.READ);
                 }
-                long delay = delayAfter(a.outcome, waiter, rounds, forever, remaining);
+                long delay = delayAfter(ref, a.outcome, waiter, rounds, forever, remaining);
                 interrupted |= sleep(ref, waiter, delay, interruptible);
             }
         } finally {
             if (!won) {
                 leaveQueue(ref);
+            } else {
+                stopTracking(ref);
             }
             if (waiter != null) {
                 waitRoom.leave(waiter, won);
@@ -277,9 +280,13 @@ public final class QuorumEngine implements AutoCloseable {
      * budget, nor past the moment the refusing holders' keys expire (reported with the refusal): a holder that
      * crashed frees the lock then, and the waiter is there.
      */
-    private long delayAfter(RoundOutcome failed, WaitRoom.Waiter waiter, int rounds, boolean forever,
+    private long delayAfter(LockRef ref, RoundOutcome failed, WaitRoom.Waiter waiter, int rounds, boolean forever,
             long remaining) {
         long delay = queuedDelay(waiter, rounds);
+        if (ref.queues()) {
+            // A queued waiter's place lasts a window past each attempt: it comes back well within it.
+            delay = Math.min(delay, TimeUnit.MILLISECONDS.toNanos(ref.shape().windowMillis()) / 3);
+        }
         java.util.Optional<java.time.Duration> holder = failed.holderTtl();
         if (holder.isPresent()) {
             delay = Math.min(delay, TimeUnit.MILLISECONDS.toNanos(holder.get().toMillis() + 1));
@@ -300,16 +307,31 @@ public final class QuorumEngine implements AutoCloseable {
         }
         java.time.Instant now = config.wallClock().instant();
         long micros = now.getEpochSecond() * 1_000_000L + now.getNano() / 1_000;
-        return ref.begin(Tokens.next(random), lastOrder.accumulateAndGet(micros, (last, t) -> Math.max(last + 1, t)));
+        LockRef begun = ref.begin(Tokens.next(random),
+                lastOrder.accumulateAndGet(micros, (last, t) -> Math.max(last + 1, t)));
+        if (begun.queues()) {
+            queued.add(begun);
+        }
+        return begun;
+    }
+
+    /** Acquisitions of queued kinds in progress: closing the client takes their places out of the nodes' queues. */
+    private final java.util.Set<LockRef> queued = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+    /** An acquisition of a queued kind ended with a lease: the lease's release removes its place. */
+    private void stopTracking(LockRef ref) {
+        if (ref.queues()) {
+            queued.remove(ref);
+        }
     }
 
     /**
-     * A reader that waited got in: readers share, so the next waiter of this client may get in too, now rather than
-     * at its next poll (a release wakes one waiter at a time). If it is a writer, it tries once and waits again.
+     * A reader that waited got in: readers share, so every other reader waiting in this client may get in too, now
+     * rather than at its next poll (a release wakes one waiter at a time, which may be a writer).
      */
     private void wakeNextReader(LockRef ref, boolean won) {
         if (won && ref.kind() == LockRef.Kind.READ) {
-            waitRoom.released(ref.key(), null);
+            waitRoom.wakeReaders(ref.key());
         }
     }
 
@@ -318,8 +340,13 @@ public final class QuorumEngine implements AutoCloseable {
      * behind it need not wait for the place to expire. Fire-and-forget: a place not removed expires by itself.
      */
     private void leaveQueue(LockRef ref) {
-        if (!ref.queues() || closed) {
+        if (!ref.queues()) {
             return;
+        }
+        queued.remove(ref);
+        if (waitRoom != null) {
+            // Waiters of this client that its place (or a writer's entry) held back may get in now.
+            waitRoom.released(ref.key(), null);
         }
         long now = ticker.nanoTime();
         Round round = new Round(NodeOp.Kind.RELEASE, names, nodes.size(), now, ticker);
@@ -525,9 +552,9 @@ public final class QuorumEngine implements AutoCloseable {
             boolean autoExtend) {
         quarantine.observeTtl(ttlMillis);
         AsyncAcquisition a = new AsyncAcquisition(begin(ref), ttlMillis, waitNanos, autoExtend);
-        if (waitRoom != null && waitNanos > 0 && waitRoom.hasWaiters(ref.key())) {
+        if (waitRoom != null && waitNanos > 0 && !a.ref.queues() && waitRoom.hasWaiters(ref.key())) {
             // Others of this client already wait for this lock: queue behind them rather than overtake them.
-            a.waiter = waitRoom.joinAsync(ref.key(), a::signalled);
+            a.waiter = waitRoom.joinAsync(ref.key(), a::signalled, ref.kind() == LockRef.Kind.READ);
             a.sleepThenRound(Math.min(queuedDelay(a.waiter, 1), a.forever ? Long.MAX_VALUE
                     : Math.max(0, a.deadline - ticker.nanoTime())));
         } else {
@@ -577,6 +604,8 @@ public final class QuorumEngine implements AutoCloseable {
                 }
                 if (r == null || !r.acquired()) {
                     leaveQueue(this.ref);
+                } else {
+                    stopTracking(this.ref);
                 }
             });
         }
@@ -628,6 +657,11 @@ public final class QuorumEngine implements AutoCloseable {
                 return;
             }
             submitAcquire(round, ref, token, ttlMillis, t1 + perNodeTimeoutNanos);
+            if (stopped || future.isDone()) {
+                // Cancelled while this round was submitted: its place may have reached a node after the removal the
+                // cancellation sent; remove it again (removing twice is harmless).
+                leaveQueue(ref);
+            }
         }
 
         @Override
@@ -678,7 +712,7 @@ public final class QuorumEngine implements AutoCloseable {
                 return;
             }
             if (waiter == null && waitRoom != null && a.outcome.reason() == FailureReason.BUSY) {
-                waiter = waitRoom.joinAsync(ref.key(), this::signalled);
+                waiter = waitRoom.joinAsync(ref.key(), this::signalled, ref.kind() == LockRef.Kind.READ);
                 if (stopped || future.isDone()) {
                     // Cancelled (or timed out) while joining: the completion hook may have run before the waiter was
                     // set, so leave here too (leaving twice is harmless), or the key would keep a waiter forever.
@@ -688,7 +722,7 @@ public final class QuorumEngine implements AutoCloseable {
             }
             WaitRoom.Waiter w = waiter;
             sleepThenRound(w != null && waitRoom.signalled(w) ? 0
-                    : delayAfter(a.outcome, w, rounds, forever, remaining));
+                    : delayAfter(ref, a.outcome, w, rounds, forever, remaining));
         }
 
         /** Starts the next round after {@code delay}, or as soon as a release is signalled. */
@@ -1163,10 +1197,43 @@ public final class QuorumEngine implements AutoCloseable {
         return closed;
     }
 
+    /** Run once when the client closes: waits that are not the engine's own (a semaphore's) end then too. */
+    private final java.util.Set<Runnable> closeListeners = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+    /**
+     * Runs {@code listener} once when the client closes, on the closing thread; at once (on this thread) if it is
+     * closed already. It must not block.
+     *
+     * @return false if the client was closed already (the listener has run)
+     */
+    public boolean onClose(Runnable listener) {
+        closeListeners.add(listener);
+        if (closed && closeListeners.remove(listener)) {
+            listener.run();
+            return false;
+        }
+        return true;
+    }
+
+    /** Forgets a listener given to {@link #onClose}; it will not run. */
+    public void removeCloseListener(Runnable listener) {
+        closeListeners.remove(listener);
+    }
+
     /** Stops accepting work; queued releases are flushed by each node within its grace period. */
     @Override
     public void close() {
         closed = true;
+        // Before the nodes close (they still send releases while closing): a fair waiter or a preferred writer of a
+        // closed client must not hold the others up until its place expires.
+        for (LockRef ref : queued.toArray(new LockRef[0])) {
+            leaveQueue(ref);
+        }
+        for (Runnable listener : closeListeners.toArray(new Runnable[0])) {
+            if (closeListeners.remove(listener)) {
+                listener.run();
+            }
+        }
         for (AsyncAcquisition a : betweenRounds.toArray(new AsyncAcquisition[0])) {
             betweenRounds.remove(a);
             a.failClosed();

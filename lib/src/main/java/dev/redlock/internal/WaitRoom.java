@@ -47,13 +47,16 @@ final class WaitRoom {
         final String key;
         private final Thread thread;
         private final Runnable wake;
+        /** A read-write lock's reader: readers share, so one that gets in wakes the others. */
+        private final boolean reader;
         /** Set by a signal, cleared when the waiter retries because of it (guarded by the key's queue). */
         private boolean signalled;
 
-        private Waiter(String key, Thread thread, Runnable wake) {
+        private Waiter(String key, Thread thread, Runnable wake, boolean reader) {
             this.key = key;
             this.thread = thread;
             this.wake = wake;
+            this.reader = reader;
         }
 
         private void wake() {
@@ -96,12 +99,22 @@ final class WaitRoom {
 
     /** Joins the key's queue as the calling thread, which parks between rounds. */
     Waiter joinAsThread(String key) {
-        return join(new Waiter(key, Thread.currentThread(), null));
+        return joinAsThread(key, false);
+    }
+
+    /** Joins the key's queue as the calling thread; {@code reader}: a read-write lock's reader. */
+    Waiter joinAsThread(String key, boolean reader) {
+        return join(new Waiter(key, Thread.currentThread(), null, reader));
     }
 
     /** Joins the key's queue as an asynchronous acquisition; {@code wake} must not block (it runs on the signaller). */
     Waiter joinAsync(String key, Runnable wake) {
-        return join(new Waiter(key, null, wake));
+        return joinAsync(key, wake, false);
+    }
+
+    /** Joins as an asynchronous acquisition; {@code reader}: a read-write lock's reader. */
+    Waiter joinAsync(String key, Runnable wake, boolean reader) {
+        return join(new Waiter(key, null, wake, reader));
     }
 
     private Waiter join(Waiter w) {
@@ -176,6 +189,23 @@ final class WaitRoom {
         });
         if (target[0] != null) {
             target[0].wake();
+        }
+    }
+
+    /** A reader got in: wakes every reader of the key holding no signal (readers share; writers wait on). */
+    void wakeReaders(String key) {
+        List<Waiter> readers = new ArrayList<>();
+        queues.computeIfPresent(key, (k, q) -> {
+            for (Waiter w : q.waiters) {
+                if (w.reader && !w.signalled) {
+                    w.signalled = true;
+                    readers.add(w);
+                }
+            }
+            return q;
+        });
+        for (Waiter w : readers) {
+            w.wake();
         }
     }
 

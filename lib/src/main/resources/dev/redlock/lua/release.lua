@@ -19,7 +19,8 @@
 -- (what logs show; too little to release anything), so that waiters subscribed to it try again at once instead of
 -- at their next poll, and a client hearing one release from several nodes wakes one waiter for it. PUBLISH goes
 -- through pcall: a node whose ACL refuses it still releases (its waiters poll), and the reply is the release's own.
--- A reader publishes on the writer's key, and only as the last reader leaves: that is what a writer waits for.
+-- A reader publishes on the writer's key, and only as the last reader leaves: that is what a writer waits for. A
+-- waiter leaving the queue of a free lock publishes its id's first 8 characters: it may have held others back.
 --
 -- Returns  1 released (the key held our token and is now gone)
 --          0 absent   (the key had already expired or was never set here)
@@ -74,10 +75,11 @@ if kind == 'm' then
   return other > 0 and -1 or 0
 end
 
+local left = 0
 if kind == 'w' then
-  redis.call('ZREM', KEYS[3], spec[3])
+  left = redis.call('ZREM', KEYS[3], spec[3])
 elseif kind == 'f' then
-  redis.call('ZREM', KEYS[2], spec[3])
+  left = redis.call('ZREM', KEYS[2], spec[3])
   redis.call('ZREM', KEYS[3], spec[3])
 end
 
@@ -86,6 +88,11 @@ if current == ARGV[1] then
   redis.call('DEL', KEYS[1])
   redis.pcall('PUBLISH', KEYS[1], string.sub(ARGV[1], 1, 8))
   return 1
+end
+if left == 1 and current == false then
+  -- A waiter left a free lock's queue (it gave up): those it held back (readers behind a preferred writer, the next
+  -- place of a fair queue) may get in now.
+  redis.pcall('PUBLISH', KEYS[1], string.sub(spec[3], 1, 8))
 end
 bury()
 if current == false then
