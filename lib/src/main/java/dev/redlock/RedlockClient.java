@@ -421,6 +421,25 @@ public final class RedlockClient implements AutoCloseable {
     }
 
     /**
+     * Returns how many leases this client holds now: acquired (by any lock of this client), neither released nor
+     * lost, and still valid. For gauges; a snapshot.
+     *
+     * @return the number of held leases
+     */
+    public int activeLeases() {
+        return engine.activeLeases();
+    }
+
+    /**
+     * Returns how many leases the client's watchdog keeps extending now. For gauges; a snapshot.
+     *
+     * @return the number of auto-extended leases
+     */
+    public int autoExtendedLeases() {
+        return engine.autoExtendedLeases();
+    }
+
+    /**
      * Returns whether {@link #close()} was called.
      *
      * @return true once closed
@@ -432,7 +451,8 @@ public final class RedlockClient implements AutoCloseable {
     /**
      * Runs {@code body} while holding the lock {@code name}, kept alive by the watchdog, and releases it afterwards
      * (in a {@code finally}). If the lease is lost while the body runs, the body's thread is interrupted, its result
-     * is discarded and the call throws {@link LockLostException}.
+     * is discarded and the call throws {@link LockLostException}. While the body runs, the slf4j MDC holds the lock's
+     * name under {@link #MDC_LOCK} and, for a fenced lease, its fencing token under {@link #MDC_FENCING_TOKEN}.
      *
      * @param name the lock's name
      * @param options policy, wait budget and TTL; {@link LockOptions#defaults()} for a RedLock with the client's
@@ -458,7 +478,7 @@ public final class RedlockClient implements AutoCloseable {
         BodyGuard guard = new BodyGuard(Thread.currentThread());
         lease.onLost(e -> guard.interrupt());
         T result;
-        try {
+        try (MdcScope ignored = MdcScope.of(name, lease)) {
             result = body.call();
         } catch (Exception | Error e) {
             guard.finish();
@@ -512,6 +532,50 @@ public final class RedlockClient implements AutoCloseable {
             throw new AssertionError("a Runnable threw a checked exception", e);
         }
     }
+
+    /**
+     * The lock's name ({@value #MDC_LOCK}) and fencing token ({@value #MDC_FENCING_TOKEN}, fenced leases only) in the
+     * slf4j MDC while a {@code withLock} body runs; the values they had before come back after it.
+     */
+    private static final class MdcScope implements AutoCloseable {
+        private final String oldLock;
+        private final String oldToken;
+
+        private MdcScope(String oldLock, String oldToken) {
+            this.oldLock = oldLock;
+            this.oldToken = oldToken;
+        }
+
+        static MdcScope of(String name, Lease lease) {
+            MdcScope scope = new MdcScope(org.slf4j.MDC.get(MDC_LOCK), org.slf4j.MDC.get(MDC_FENCING_TOKEN));
+            org.slf4j.MDC.put(MDC_LOCK, name);
+            if (lease.fencingToken().isPresent()) {
+                org.slf4j.MDC.put(MDC_FENCING_TOKEN, Long.toString(lease.fencingToken().getAsLong()));
+            } else {
+                org.slf4j.MDC.remove(MDC_FENCING_TOKEN);
+            }
+            return scope;
+        }
+
+        @Override
+        public void close() {
+            restore(MDC_LOCK, oldLock);
+            restore(MDC_FENCING_TOKEN, oldToken);
+        }
+
+        private static void restore(String key, String value) {
+            if (value == null) {
+                org.slf4j.MDC.remove(key);
+            } else {
+                org.slf4j.MDC.put(key, value);
+            }
+        }
+    }
+
+    /** The slf4j MDC key holding the lock's name while a {@code withLock} body runs. */
+    public static final String MDC_LOCK = "redlock.lock";
+    /** The slf4j MDC key holding the lease's fencing token while a fenced {@code withLock} body runs. */
+    public static final String MDC_FENCING_TOKEN = "redlock.fencingToken";
 
     private Optional<Lease> acquireFor(String name, LockOptions options) throws InterruptedException {
         Objects.requireNonNull(options, "options");

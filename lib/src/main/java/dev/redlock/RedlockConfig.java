@@ -125,6 +125,7 @@ public final class RedlockConfig {
     private final boolean releaseNotifications;
     private final boolean strictTopology;
     private final Ticker ticker;
+    private final List<RedlockListener> listeners;
     private final java.time.Clock wallClock;
     private final Executor asyncExecutor;
 
@@ -151,6 +152,7 @@ public final class RedlockConfig {
         this.releaseNotifications = b.releaseNotifications;
         this.strictTopology = b.strictTopology;
         this.ticker = b.ticker;
+        this.listeners = List.copyOf(b.listeners);
         this.wallClock = b.wallClock;
         this.asyncExecutor = b.asyncExecutor;
     }
@@ -193,6 +195,7 @@ public final class RedlockConfig {
         b.releaseNotifications = releaseNotifications;
         b.strictTopology = strictTopology;
         b.ticker = ticker;
+        b.listeners.addAll(listeners);
         b.wallClock = wallClock;
         b.asyncExecutor = asyncExecutor;
         return b;
@@ -428,6 +431,15 @@ public final class RedlockConfig {
     }
 
     /**
+     * Returns the listeners that hear what the client's locks do, in the order they were added. Default none.
+     *
+     * @return the listeners (unmodifiable)
+     */
+    public List<RedlockListener> listeners() {
+        return listeners;
+    }
+
+    /**
      * Returns the wall clock that orders a fair lock's waiters across clients. No timing decision reads it. Default
      * {@link java.time.Clock#systemUTC()}.
      *
@@ -519,6 +531,7 @@ public final class RedlockConfig {
         private boolean releaseNotifications = true;
         private boolean strictTopology;
         private Ticker ticker = Ticker.system();
+        private final List<RedlockListener> listeners = new java.util.ArrayList<>();
         private java.time.Clock wallClock = java.time.Clock.systemUTC();
         private Executor asyncExecutor = ForkJoinPool.commonPool();
 
@@ -914,6 +927,18 @@ public final class RedlockConfig {
          */
         public Builder ticker(Ticker ticker) {
             this.ticker = Objects.requireNonNull(ticker, "ticker");
+            return this;
+        }
+
+        /**
+         * Adds a listener that hears every acquisition, acquire round, failed extension and lost lease of the
+         * client (for metrics: see the {@code redlock-micrometer} module). May be called several times.
+         *
+         * @param listener the listener; it must be quick and thread-safe (see {@link RedlockListener})
+         * @return this builder
+         */
+        public Builder listener(RedlockListener listener) {
+            listeners.add(Objects.requireNonNull(listener, "listener"));
             return this;
         }
 

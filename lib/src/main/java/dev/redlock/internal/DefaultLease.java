@@ -314,6 +314,7 @@ public final class DefaultLease implements Lease {
             listeners.clear();
         }
         engine.watchdogForget(this);
+        engine.ended(this, cause);
         LOG.warn("lease lost: lock '{}' token {}… {}{}", ref.name(), Tokens.prefix(token), reason,
                 lastRound == null ? "" : ", last extension: " + lastRound.nodes());
         for (Consumer<? super LockLostException> l : toTell) {
@@ -391,6 +392,7 @@ public final class DefaultLease implements Lease {
             listeners.clear();
         }
         engine.watchdogForget(this);
+        engine.ended(this, null);
     }
 
     @Override

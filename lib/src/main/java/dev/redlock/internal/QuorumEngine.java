@@ -2,10 +2,12 @@ package dev.redlock.internal;
 
 import dev.redlock.AcquireResult;
 import dev.redlock.FailureReason;
+import dev.redlock.LockKind;
 import dev.redlock.NodeOutcome;
 import dev.redlock.NodeStatus;
 import dev.redlock.QuorumPolicy;
 import dev.redlock.RedlockConfig;
+import dev.redlock.RedlockListener;
 import dev.redlock.ReleaseResult;
 import dev.redlock.RoundOutcome;
 import dev.redlock.Ticker;
@@ -95,6 +97,7 @@ public final class QuorumEngine implements AutoCloseable {
         }
         this.names = List.copyOf(n);
         this.ticker = config.ticker();
+        this.listeners = config.listeners();
         this.scheduler = scheduler;
         Executor user = config.asyncExecutor();
         // If the user's executor rejects a task, run it inline rather than leave a future incomplete forever.
@@ -171,6 +174,14 @@ public final class QuorumEngine implements AutoCloseable {
      * @throws InterruptedException if interruptible and the thread was interrupted before or between rounds
      */
     public AcquireResult acquire(LockRef lock, long ttlMillis, long waitNanos, boolean interruptible,
+            boolean autoExtend) throws InterruptedException {
+        long t0 = ticker.nanoTime();
+        AcquireResult result = acquireRounds(lock, ttlMillis, waitNanos, interruptible, autoExtend);
+        acquisitionEnded(lock, result, t0);
+        return result;
+    }
+
+    private AcquireResult acquireRounds(LockRef lock, long ttlMillis, long waitNanos, boolean interruptible,
             boolean autoExtend) throws InterruptedException {
         LockRef ref = begin(lock);
         boolean forever = waitNanos == FOREVER;
@@ -357,6 +368,52 @@ public final class QuorumEngine implements AutoCloseable {
         round.endSubmit();
     }
 
+    // ------------------------------------------------------------------------------------------------ listeners
+
+    private final List<RedlockListener> listeners;
+
+    /** The kind of {@code ref}, as listeners and meters name it. */
+    public static LockKind kindOf(LockRef ref) {
+        switch (ref.kind()) {
+            case MULTI:
+                return LockKind.MULTI_RESOURCE;
+            case READ:
+                return LockKind.READ;
+            case WRITE:
+                return LockKind.WRITE;
+            case FAIR:
+                return LockKind.FAIR;
+            default:
+                return ref.policy() == dev.redlock.QuorumPolicy.ALL ? LockKind.MULTILOCK : LockKind.REDLOCK;
+        }
+    }
+
+    /** Tells every listener; one that throws is logged and skipped, so no outcome depends on a listener. */
+    void tell(java.util.function.Consumer<RedlockListener> event) {
+        for (RedlockListener l : listeners) {
+            try {
+                event.accept(l);
+            } catch (RuntimeException e) {
+                LOG.warn("a RedlockListener ({}) failed", l.getClass().getName(), e);
+            }
+        }
+    }
+
+    private void acquisitionEnded(LockRef ref, AcquireResult result, long t0) {
+        if (!listeners.isEmpty()) {
+            LockKind kind = kindOf(ref);
+            java.time.Duration elapsed = java.time.Duration.ofNanos(ticker.nanoTime() - t0);
+            tell(l -> l.acquisitionEnded(kind, result, elapsed));
+        }
+    }
+
+    private RoundOutcome extensionEnded(DefaultLease lease, RoundOutcome outcome) {
+        if (!outcome.succeeded() && !listeners.isEmpty()) {
+            tell(l -> l.extensionFailed(lease, outcome));
+        }
+        return outcome;
+    }
+
     /** One round (two for a fenced lock) on the caller's thread; the lease it wins is not watched yet. */
     private Attempt roundSync(LockRef ref, long ttlMillis, boolean interruptible) {
         String token = Tokens.next(random);
@@ -434,8 +491,28 @@ public final class QuorumEngine implements AutoCloseable {
         return new Attempt(outcome, null);
     }
 
+    /** Leases handed out and neither released nor lost; expired ones are dropped when counted. */
+    private final java.util.Set<DefaultLease> active = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+    /** How many leases of this client are held: handed out, neither released nor lost, and still valid. */
+    public int activeLeases() {
+        active.removeIf(l -> !l.isValid());
+        return active.size();
+    }
+
+    /** The lease was released or lost: no longer counted, and listeners hear of a loss. */
+    void ended(DefaultLease lease, dev.redlock.LockLostException lost) {
+        active.remove(lease);
+        if (lost != null && !listeners.isEmpty()) {
+            tell(l -> l.leaseLost(lease, lost));
+        }
+    }
+
     /** Hands out a won lease: the watchdog takes over auto-extended ones. */
     private Attempt started(Attempt a, boolean autoExtend) {
+        if (a.lease != null) {
+            active.add(a.lease);
+        }
         if (a.lease != null && autoExtend) {
             a.lease.autoExtended(true);
             watchdog.start(a.lease);
@@ -466,6 +543,10 @@ public final class QuorumEngine implements AutoCloseable {
         }
         RoundOutcome outcome = new RoundOutcome(ref.name(), ref.policy(), round.need(), outcomes, granted, elapsed,
                 validity, reason);
+        if (!listeners.isEmpty()) {
+            LockKind kind = kindOf(ref);
+            tell(l -> l.acquireRound(kind, outcome));
+        }
         if (reason != FailureReason.NONE) {
             if (reason == FailureReason.FENCING_UNAVAILABLE) {
                 LOG.debug("lock '{}': granted, but no fencing token can be issued safely ({}); released",
@@ -552,6 +633,10 @@ public final class QuorumEngine implements AutoCloseable {
             boolean autoExtend) {
         quarantine.observeTtl(ttlMillis);
         AsyncAcquisition a = new AsyncAcquisition(begin(ref), ttlMillis, waitNanos, autoExtend);
+        if (!listeners.isEmpty()) {
+            long t0 = ticker.nanoTime();
+            a.future.thenAccept(result -> acquisitionEnded(ref, result, t0));
+        }
         if (waitRoom != null && waitNanos > 0 && !a.ref.queues() && waitRoom.hasWaiters(ref.key())) {
             // Others of this client already wait for this lock: queue behind them rather than overtake them.
             a.waiter = waitRoom.joinAsync(ref.key(), a::signalled, ref.kind() == LockRef.Kind.READ);
@@ -781,7 +866,7 @@ public final class QuorumEngine implements AutoCloseable {
         mayApplyFromNow(lease, seq, t1, ttlMillis);
         submitExtend(round, lease, ttlMillis, seq, waitUntil);
         round.await(waitUntil);
-        return evaluateExtend(lease, round, ttlMillis, oldDeadline, seq);
+        return extensionEnded(lease, evaluateExtend(lease, round, ttlMillis, oldDeadline, seq));
     }
 
     /** Extends without blocking; {@code done} runs once, on a node I/O thread or the scheduler thread. */
@@ -802,7 +887,7 @@ public final class QuorumEngine implements AutoCloseable {
             if (t != null) {
                 t.cancel(false);
             }
-            done.accept(evaluateExtend(lease, r, ttlMillis, oldDeadline, seq));
+            done.accept(extensionEnded(lease, evaluateExtend(lease, r, ttlMillis, oldDeadline, seq)));
         });
         timer[0] = schedule(round::expire, waitUntil - t1);
         mayApplyFromNow(lease, seq, t1, ttlMillis);
