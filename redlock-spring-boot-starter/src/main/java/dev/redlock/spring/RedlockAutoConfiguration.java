@@ -1,0 +1,95 @@
+package dev.redlock.spring;
+
+import dev.redlock.RedlockClient;
+import dev.redlock.RedlockConfig;
+import dev.redlock.RedlockListener;
+import java.util.Locale;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+
+/**
+ * Auto-configures a {@link RedlockClient} from the {@code redlock.*} properties ({@link RedlockProperties}), unless
+ * the application defines its own {@code RedlockClient} bean or sets {@code redlock.enabled=false}.
+ *
+ * <p>The client is built from {@link RedlockProperties#toConfigBuilder()}, then every {@link RedlockListener} bean
+ * is added as a listener, then every {@link RedlockConfigCustomizer} bean adjusts the builder, both in order. The
+ * bean is closed with the application context. Creating it checks the topology unless
+ * {@code redlock.check-topology=false}, which blocks for up to one connect timeout per node that does not answer; with
+ * {@code redlock.strict-topology=true} a warning fails the context.
+ *
+ * <p>The health indicator ({@code RedlockHealthContributorAutoConfiguration}) and the Spring Integration lock
+ * registry ({@code RedlockIntegrationAutoConfiguration}) are separate auto-configurations that apply to any
+ * {@code RedlockClient} bean, this one or the application's.
+ */
+@AutoConfiguration
+@ConditionalOnClass(RedlockClient.class)
+@ConditionalOnBooleanProperty(name = "redlock.enabled", matchIfMissing = true)
+@EnableConfigurationProperties(RedlockProperties.class)
+public class RedlockAutoConfiguration {
+
+    /** A builder message starts with the field it is about: "perNodeTimeout: ...", "nodes[2]: ...". */
+    private static final Pattern FIELD = Pattern.compile("^([a-z][A-Za-z]*)((?:\\[\\d+])?): ");
+
+    /**
+     * Creates the auto-configuration.
+     */
+    public RedlockAutoConfiguration() {
+    }
+
+    /**
+     * The client, built from the properties, the listener beans and the customizers.
+     *
+     * @param properties the {@code redlock.*} properties
+     * @param listeners {@link RedlockListener} beans, added in order
+     * @param customizers {@link RedlockConfigCustomizer} beans, applied in order after the listeners
+     * @return a started client; the context closes it
+     * @throws IllegalArgumentException if a setting is invalid, naming the {@code redlock.*} property
+     * @throws IllegalStateException if {@code redlock.strict-topology} is on and the topology check found a problem,
+     *     or the Jedis on the classpath is not one the library can use
+     */
+    @Bean(destroyMethod = "close")
+    @ConditionalOnMissingBean
+    public RedlockClient redlockClient(RedlockProperties properties, ObjectProvider<RedlockListener> listeners,
+            ObjectProvider<RedlockConfigCustomizer> customizers) {
+        RedlockConfig config;
+        try {
+            RedlockConfig.Builder builder = properties.toConfigBuilder();
+            listeners.orderedStream().forEach(builder::listener);
+            customizers.orderedStream().forEach(customizer -> customizer.customize(builder));
+            config = builder.build();
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(describe(e.getMessage()), e);
+        }
+        try {
+            return RedlockClient.create(config);
+        } catch (LinkageError e) {
+            throw new IllegalStateException(JEDIS_HINT, e);
+        }
+    }
+
+    /** Spring Boot's dependency management pins an older Jedis than the library is built against. */
+    static final String JEDIS_HINT = "Redlock cannot use the Jedis on the classpath: it needs the Jedis version it "
+            + "was built with (8.x). Spring Boot's dependency management pins jedis 6.0.0; with "
+            + "spring-boot-starter-parent or the spring-boot-dependencies BOM, set the jedis.version property to "
+            + "8.0.2 (and commons-pool2.version to 2.13.1)";
+
+    /** Names the property behind a builder's message: "perNodeTimeout: ..." becomes "redlock.per-node-timeout: ...". */
+    static String describe(String message) {
+        if (message == null) {
+            return "invalid redlock configuration";
+        }
+        Matcher m = FIELD.matcher(message);
+        if (!m.find()) {
+            return "invalid redlock configuration: " + message;
+        }
+        String kebab = m.group(1).replaceAll("([A-Z])", "-$1").toLowerCase(Locale.ROOT);
+        return "invalid redlock configuration: redlock." + kebab + m.group(2) + ": " + message.substring(m.end());
+    }
+}
