@@ -69,6 +69,16 @@ public final class SimEngine {
         return new QuorumEngine(config, nodes, scheduler, quarantine, random, repair);
     }
 
+    /** The lock a lease holds, as its acquisition began it (a fair lock's or a writer's waiter id and place). */
+    public static LockRef ref(dev.redlock.Lease lease) {
+        return ((DefaultLease) lease).ref();
+    }
+
+    /** Ticker time at which the round that won {@code lease} started. */
+    public static long startNanos(dev.redlock.Lease lease) {
+        return ((DefaultLease) lease).startNanos();
+    }
+
     /** The few commands a repair pass uses, answered by a simulated server while it is reachable. */
     private static JedisCommands commands(SimRedis server, BooleanSupplier reachable) {
         return (JedisCommands) Proxy.newProxyInstance(SimEngine.class.getClassLoader(),
@@ -95,7 +105,10 @@ public final class SimEngine {
                                 List<String> keys = (List<String>) args[1];
                                 @SuppressWarnings("unchecked")
                                 List<String> argv = (List<String>) args[2];
-                                return server.eval(script.name(), script.source(), keys, argv);
+                                Object reply = server.eval(script.name(), script.source(), keys, argv);
+                                server.world().trace(server.name() + " runs a repair pass's " + script.name() + " "
+                                        + keys + " " + argv + " = " + reply);
+                                return reply;
                             }
                             default:
                                 throw new UnsupportedOperationException(method.getName() + " in a simulated repair");

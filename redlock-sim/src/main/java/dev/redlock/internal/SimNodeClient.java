@@ -41,6 +41,19 @@ public final class SimNodeClient implements NodeClient {
         }
     }
 
+    /** Hears each script a server ran for this client, once it ran (for checkers that need the nodes' view). */
+    public interface ScriptListener {
+        /**
+         * @param client the client's index
+         * @param node the server's index
+         * @param script the script's file name
+         * @param keys its keys
+         * @param argv its arguments
+         * @param reply what it returned
+         */
+        void ran(int client, int node, String script, List<String> keys, List<String> argv, Object reply);
+    }
+
     private final String name;
     private final RedlockConfig config;
     private final Quarantine quarantine;
@@ -53,6 +66,7 @@ public final class SimNodeClient implements NodeClient {
     private final long timeoutNanos;
     private final ArrayDeque<NodeOp> outbox = new ArrayDeque<>();
     private Conn conn;
+    private ScriptListener listener;
     private long connections;
     private int failures;
     private long reconnectNotBefore;
@@ -209,12 +223,22 @@ public final class SimNodeClient implements NodeClient {
         });
     }
 
+    /** Sets who hears the scripts the server runs for this client. */
+    public void listen(ScriptListener l) {
+        this.listener = l;
+    }
+
     private Object run(String[] args) {
         LuaScript script = script(args[1]);
         int keys = Integer.parseInt(args[2]);
         List<String> all = Arrays.asList(args);
-        return wire(server.eval(script.name(), script.source(), all.subList(3, 3 + keys),
-                all.subList(3 + keys, all.size())));
+        Object reply = server.eval(script.name(), script.source(), all.subList(3, 3 + keys),
+                all.subList(3 + keys, all.size()));
+        if (listener != null) {
+            listener.ran(clientIndex, serverIndex, script.name(), all.subList(3, 3 + keys),
+                    all.subList(3 + keys, all.size()), reply);
+        }
+        return wire(reply);
     }
 
     private static final List<LuaScript> SCRIPTS = List.of(LuaScript.ACQUIRE, LuaScript.RELEASE, LuaScript.EXTEND,
@@ -270,7 +294,12 @@ public final class SimNodeClient implements NodeClient {
             return;
         }
         if (net.world().tracing()) {
-            net.world().trace("c" + clientIndex + " <- " + name + " conn " + c.id + ": " + describe(op) + " = " + status);
+            // A fenced acquire's counter read and a fence's candidate: what a fencing token is made of.
+            String fencing = op.kind == NodeOp.Kind.ACQUIRE_FENCED ? " (counter " + op.value + (op.counterValid ? ""
+                    : " not valid") + (op.intact ? "" : ", node not intact") + ")"
+                    : op.kind == NodeOp.Kind.FENCE ? " (candidate " + op.candidate + ")" : "";
+            net.world().trace("c" + clientIndex + " <- " + name + " conn " + c.id + ": " + describe(op) + " = " + status
+                    + fencing);
         }
         guard.settle(op, status, null, c.ident);
         guard.answered();

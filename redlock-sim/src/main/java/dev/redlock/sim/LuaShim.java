@@ -22,9 +22,10 @@ import org.luaj.vm2.lib.jse.JseMathLib;
 
 /**
  * Runs the library's Lua scripts on a {@link SimRedis} under LuaJ, with a {@code redis.call} that maps to the
- * simulated server's commands and Redis's conversions between Lua and replies: a nil reply is {@code false}, a status
- * is {@code {ok=...}}, an array is a table; a returned number is truncated to an integer, a table becomes an array up
- * to its first nil, {@code false} becomes a nil reply.
+ * simulated server's commands and Redis's conversions between Lua and replies: a number argument is written as
+ * {@code "%.17g"} formats it, a nil reply is {@code false}, a status is {@code {ok=...}}, an array is a table; a
+ * returned number is truncated to an integer, a table becomes an array up to its first nil, {@code false} becomes a
+ * nil reply. {@code string.format} is C's (see {@link LuaFormat}), not LuaJ's.
  *
  * <p>One interpreter per thread (building one costs milliseconds), with every script compiled once. Not thread-safe:
  * use {@link #forThread()}.
@@ -35,6 +36,12 @@ final class LuaShim {
 
     private final Globals globals = new Globals();
     private final Map<String, LuaValue> compiled = new HashMap<>();
+    /**
+     * The Lua strings of recent Java strings, and back: keys, tokens and replies repeat across calls, and converting
+     * each one (UTF-8 both ways) is a good part of a call's cost. Cleared when it grows, so a long run stays small.
+     */
+    private final Map<String, LuaString> toLuaStrings = new HashMap<>();
+    private final Map<LuaString, String> fromLuaStrings = new java.util.IdentityHashMap<>();
     private SimRedis server;
 
     private LuaShim() {
@@ -45,6 +52,13 @@ final class LuaShim {
         globals.load(new JseMathLib());
         LoadState.install(globals);
         LuaC.install(globals);
+        // The string table is also the strings' metatable index, so ("%d"):format(...) gets this one too.
+        globals.get("string").set("format", new VarArgFunction() {
+            @Override
+            public Varargs invoke(Varargs args) {
+                return LuaFormat.format(args);
+            }
+        });
         LuaTable redis = new LuaTable();
         redis.set("call", new VarArgFunction() {
             @Override
@@ -72,14 +86,38 @@ final class LuaShim {
         globals.set("redis", redis);
     }
 
-    private static List<String> command(Varargs args) {
+    private LuaString lua(String s) {
+        LuaString v = toLuaStrings.get(s);
+        if (v == null) {
+            if (toLuaStrings.size() >= 4_096) {
+                toLuaStrings.clear();
+                fromLuaStrings.clear();
+            }
+            v = LuaString.valueOf(s);
+            toLuaStrings.put(s, v);
+            fromLuaStrings.put(v, s);
+        }
+        return v;
+    }
+
+    private String java(LuaValue v) {
+        String s = v instanceof LuaString ? fromLuaStrings.get(v) : null;
+        return s != null ? s : v.tojstring();
+    }
+
+    private List<String> command(Varargs args) {
         List<String> command = new ArrayList<>(args.narg());
         for (int i = 1; i <= args.narg(); i++) {
             LuaValue a = args.arg(i);
+            if (a.type() == LuaValue.TNUMBER) {
+                // Redis 7.0 writes a number argument with "%.17g", not as Lua's tostring would.
+                command.add(RedisNumbers.g17(a.todouble()));
+                continue;
+            }
             if (!a.isstring()) {
                 throw new LuaError("ERR Lua redis lib command arguments must be strings or integers");
             }
-            command.add(a.tojstring());
+            command.add(java(a));
         }
         return command;
     }
@@ -108,15 +146,15 @@ final class LuaShim {
         }
     }
 
-    private static LuaTable table(List<String> values) {
+    private LuaTable table(List<String> values) {
         LuaTable t = new LuaTable(values.size(), 0);
         for (int i = 0; i < values.size(); i++) {
-            t.set(i + 1, LuaValue.valueOf(values.get(i)));
+            t.set(i + 1, lua(values.get(i)));
         }
         return t;
     }
 
-    private static LuaValue toLua(Object reply) {
+    private LuaValue toLua(Object reply) {
         if (reply == null) {
             return LuaValue.FALSE;
         }
@@ -124,7 +162,7 @@ final class LuaShim {
             return LuaInteger.valueOf((Long) reply);
         }
         if (reply instanceof String) {
-            return LuaValue.valueOf((String) reply);
+            return lua((String) reply);
         }
         if (reply instanceof SimRedis.Status) {
             LuaTable t = new LuaTable();
@@ -142,7 +180,7 @@ final class LuaShim {
         throw new IllegalStateException("no Lua form for " + reply);
     }
 
-    private static Object fromLua(LuaValue v) {
+    private Object fromLua(LuaValue v) {
         if (v.isnil() || v == LuaValue.FALSE) {
             return null;
         }
@@ -153,7 +191,7 @@ final class LuaShim {
             return (long) v.todouble();
         }
         if (v instanceof LuaString) {
-            return v.tojstring();
+            return java(v);
         }
         if (v.istable()) {
             LuaValue err = v.get("err");

@@ -2,15 +2,19 @@ package dev.redlock.sim;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.TreeSet;
 import java.util.regex.Pattern;
 
 /**
- * A simulated Redis server: an in-memory keyspace whose TTLs run on the server's own (drifting) clock, the handful of
- * commands the library's scripts call, and {@code EVAL} of the library's real script files through {@link LuaShim}.
+ * A simulated Redis server: an in-memory keyspace (strings, hashes, sorted sets) whose TTLs run on the server's own
+ * (drifting) clock, the commands the library's scripts call, and {@code EVAL} of the library's real script files
+ * through {@link LuaShim}.
  * A crash loses everything not persisted; a restart gets a new run_id, as a real {@code redis-server} does.
  *
  * <p>Only what the library uses is implemented, with Redis's semantics for it (checked against a real server by
@@ -45,6 +49,8 @@ public final class SimRedis extends SimProcess {
     private final Map<String, Long> releasedAt = new HashMap<>();
     /** Keys an acquire set after a release of the same token had run here, until a later release removes them. */
     private final Map<String, String> orphans = new LinkedHashMap<>();
+    /** World times at which this server lost its data (a crash without persistence, FLUSHALL). */
+    private final List<Long> losses = new ArrayList<>();
 
     /**
      * @param persistent whether every write is persisted before it is acknowledged ({@code appendfsync always}):
@@ -121,6 +127,12 @@ public final class SimRedis extends SimProcess {
         data.clear();
         expires.clear();
         orphans.clear();
+        losses.add(world().now());
+    }
+
+    /** The world times at which this server lost its data, oldest first. */
+    public List<Long> losses() {
+        return List.copyOf(losses);
     }
 
     /** The server's {@code INFO} text, as far as the library reads it. */
@@ -196,6 +208,29 @@ public final class SimRedis extends SimProcess {
         throw new ErrorReply("WRONGTYPE Operation against a key holding the wrong kind of value");
     }
 
+    private ZSet zset(String key) {
+        Object v = lookup(key);
+        if (v == null || v instanceof ZSet) {
+            return (ZSet) v;
+        }
+        throw new ErrorReply("WRONGTYPE Operation against a key holding the wrong kind of value");
+    }
+
+    /** An emptied sorted set is no key at all, as in Redis. */
+    private void dropIfEmpty(String key, ZSet z) {
+        if (z.size() == 0) {
+            data.remove(key);
+            expires.remove(key);
+        }
+    }
+
+    private static void arity(List<String> args, int arity) {
+        if (arity >= 0 ? args.size() != arity : args.size() < -arity) {
+            throw new ErrorReply("ERR wrong number of arguments for '" + args.get(0).toLowerCase(Locale.ROOT)
+                    + "' command");
+        }
+    }
+
     /**
      * Runs one command and returns its reply: {@code Long}, {@code String} (bulk), {@code null} (nil), {@link Status},
      * {@code List} (array); an error reply is thrown as {@link ErrorReply}.
@@ -261,12 +296,355 @@ public final class SimRedis extends SimProcess {
                 }
                 return added;
             }
+            case "ZADD":
+                return zadd(args);
+            case "ZREM": {
+                arity(args, -3);
+                ZSet z = zset(args.get(1));
+                if (z == null) {
+                    return 0L;
+                }
+                long n = 0;
+                for (int i = 2; i < args.size(); i++) {
+                    if (z.remove(args.get(i))) {
+                        n++;
+                    }
+                }
+                dropIfEmpty(args.get(1), z);
+                return n;
+            }
+            case "ZSCORE": {
+                arity(args, 3);
+                ZSet z = zset(args.get(1));
+                Double score = z == null ? null : z.score(args.get(2));
+                return score == null ? null : RedisNumbers.g17(score);
+            }
+            case "ZCARD": {
+                arity(args, 2);
+                ZSet z = zset(args.get(1));
+                return z == null ? 0L : (long) z.size();
+            }
+            case "ZRANGE":
+                arity(args, -4);
+                return zrange(args, null, false);
+            case "ZRANGEBYSCORE":
+                arity(args, -4);
+                return zrange(args, Boolean.TRUE, false);
+            case "ZREMRANGEBYSCORE": {
+                arity(args, 4);
+                ScoreRange range = ScoreRange.parse(args.get(2), args.get(3));
+                ZSet z = zset(args.get(1));
+                if (z == null) {
+                    return 0L;
+                }
+                long n = 0;
+                for (ZSet.Entry e : z.inRange(range)) {
+                    z.remove(e.member());
+                    n++;
+                }
+                dropIfEmpty(args.get(1), z);
+                return n;
+            }
             case "TIME": {
                 long micros = (EPOCH_MILLIS * 1000L) + clockNanos() / 1000L;
                 return List.of(Long.toString(micros / 1_000_000L), Long.toString(micros % 1_000_000L));
             }
             default:
                 throw new ErrorReply("ERR unknown command '" + args.get(0) + "' in this simulation");
+        }
+    }
+
+    /** {@code ZADD key [NX|XX] [GT|LT] [CH] [INCR] score member [score member ...]}, as Redis 7.0 checks it. */
+    private Object zadd(List<String> args) {
+        arity(args, -4);
+        boolean nx = false;
+        boolean xx = false;
+        boolean gt = false;
+        boolean lt = false;
+        boolean ch = false;
+        boolean incr = false;
+        int at = 2;
+        for (; at < args.size(); at++) {
+            String o = args.get(at).toUpperCase(Locale.ROOT);
+            if (o.equals("NX")) {
+                nx = true;
+            } else if (o.equals("XX")) {
+                xx = true;
+            } else if (o.equals("GT")) {
+                gt = true;
+            } else if (o.equals("LT")) {
+                lt = true;
+            } else if (o.equals("CH")) {
+                ch = true;
+            } else if (o.equals("INCR")) {
+                incr = true;
+            } else {
+                break;
+            }
+        }
+        int elements = args.size() - at;
+        if (elements == 0 || elements % 2 != 0) {
+            throw new ErrorReply("ERR syntax error");
+        }
+        elements /= 2;
+        if (nx && xx) {
+            throw new ErrorReply("ERR XX and NX options at the same time are not compatible");
+        }
+        if ((gt && nx) || (lt && nx) || (gt && lt)) {
+            throw new ErrorReply("ERR GT, LT, and/or NX options at the same time are not compatible");
+        }
+        if (incr && elements > 1) {
+            throw new ErrorReply("ERR INCR option supports a single increment-element pair");
+        }
+        // Every score is checked before anything changes: the command applies fully or not at all.
+        double[] scores = new double[elements];
+        int longest = 0;
+        for (int j = 0; j < elements; j++) {
+            Double d = RedisNumbers.score(args.get(at + 2 * j));
+            if (d == null) {
+                throw new ErrorReply("ERR value is not a valid float");
+            }
+            scores[j] = d;
+            longest = Math.max(longest, utf8(args.get(at + 2 * j + 1)).length);
+        }
+        String key = args.get(1);
+        ZSet z = zset(key);
+        long added = 0;
+        long updated = 0;
+        long processed = 0;
+        double score = 0;
+        if (z == null && !xx) {
+            z = new ZSet(elements, longest);
+            data.put(key, z);
+            expires.remove(key);
+        }
+        for (int j = 0; z != null && j < elements; j++) {
+            String member = args.get(at + 2 * j + 1);
+            score = scores[j];
+            Double current = z.score(member);
+            if (current != null) {
+                if (nx) {
+                    continue;
+                }
+                if (incr) {
+                    score += current;
+                    if (Double.isNaN(score)) {
+                        throw new ErrorReply("ERR resulting score is not a number (NaN)");
+                    }
+                }
+                if ((lt && score >= current) || (gt && score <= current)) {
+                    continue;
+                }
+                processed++;
+                if (score != current) {
+                    z.put(member, score);
+                    updated++;
+                }
+            } else if (!xx) {
+                z.put(member, score);
+                added++;
+                processed++;
+            }
+        }
+        if (incr) {
+            return processed > 0 ? RedisNumbers.g17(score) : null;
+        }
+        return ch ? added + updated : added;
+    }
+
+    /**
+     * {@code ZRANGE key start stop [BYSCORE] [REV] [LIMIT offset count] [WITHSCORES]} ({@code byScore} null), or
+     * {@code ZRANGEBYSCORE key min max [WITHSCORES] [LIMIT offset count]} ({@code byScore} true), as Redis 7.0 parses
+     * them: options, then the range, then the key.
+     */
+    private Object zrange(List<String> args, Boolean byScore, boolean reverse) {
+        boolean withScores = false;
+        boolean rev = reverse;
+        boolean fixedDirection = byScore != null;
+        Boolean score = byScore;
+        long offset = 0;
+        long limit = -1;
+        for (int j = 4; j < args.size(); j++) {
+            String o = args.get(j).toUpperCase(Locale.ROOT);
+            int left = args.size() - j - 1;
+            if (o.equals("WITHSCORES")) {
+                withScores = true;
+            } else if (o.equals("LIMIT") && left >= 2) {
+                Long off = RedisNumbers.integer(args.get(j + 1));
+                Long count = off == null ? null : RedisNumbers.integer(args.get(j + 2));
+                if (count == null) {
+                    throw new ErrorReply("ERR value is not an integer or out of range");
+                }
+                offset = off;
+                limit = count;
+                j += 2;
+            } else if (!fixedDirection && !rev && o.equals("REV")) {
+                rev = true;
+            } else if (score == null && o.equals("BYSCORE")) {
+                score = true;
+            } else if (score == null && o.equals("BYLEX")) {
+                score = false;
+            } else {
+                throw new ErrorReply("ERR syntax error");
+            }
+        }
+        boolean rank = score == null;
+        if (limit != -1 && rank) {
+            throw new ErrorReply("ERR syntax error, LIMIT is only supported in combination with either BYSCORE or "
+                    + "BYLEX");
+        }
+        if (withScores && Boolean.FALSE.equals(score)) {
+            throw new ErrorReply("ERR syntax error, WITHSCORES not supported in combination with BYLEX");
+        }
+        if (Boolean.FALSE.equals(score)) {
+            throw new ErrorReply("ERR BYLEX is not implemented in this simulation");
+        }
+        List<ZSet.Entry> picked;
+        if (rank) {
+            Long start = RedisNumbers.integer(args.get(2));
+            Long end = start == null ? null : RedisNumbers.integer(args.get(3));
+            if (end == null) {
+                throw new ErrorReply("ERR value is not an integer or out of range");
+            }
+            ZSet z = zset(args.get(1));
+            if (z == null) {
+                return List.of();
+            }
+            List<ZSet.Entry> all = z.entries();
+            long size = all.size();
+            long s = start < 0 ? size + start : start;
+            long e = end < 0 ? size + end : end;
+            s = Math.max(0, s);
+            if (s > e || s >= size) {
+                return List.of();
+            }
+            e = Math.min(e, size - 1);
+            picked = new ArrayList<>();
+            for (long i = s; i <= e; i++) {
+                picked.add(all.get((int) (rev ? size - 1 - i : i)));
+            }
+        } else {
+            // Reversed, the range is given as max, min.
+            ScoreRange range = rev ? ScoreRange.parse(args.get(3), args.get(2))
+                    : ScoreRange.parse(args.get(2), args.get(3));
+            ZSet z = zset(args.get(1));
+            if (z == null) {
+                return List.of();
+            }
+            List<ZSet.Entry> in = z.inRange(range);
+            if (rev) {
+                java.util.Collections.reverse(in);
+            }
+            picked = new ArrayList<>();
+            // A negative offset skips everything; a negative count means no limit.
+            for (long i = offset; offset >= 0 && i < in.size() && (limit < 0 || i - offset < limit); i++) {
+                picked.add(in.get((int) i));
+            }
+        }
+        List<Object> out = new ArrayList<>(picked.size() * (withScores ? 2 : 1));
+        for (ZSet.Entry e : picked) {
+            out.add(e.member());
+            if (withScores) {
+                out.add(RedisNumbers.g17(e.score()));
+            }
+        }
+        return out;
+    }
+
+    /** A score range: each end inclusive, or exclusive when written with a leading '('. */
+    private record ScoreRange(double min, boolean minExclusive, double max, boolean maxExclusive) {
+
+        static ScoreRange parse(String min, String max) {
+            boolean minEx = min.startsWith("(");
+            boolean maxEx = max.startsWith("(");
+            Double lo = RedisNumbers.rangeEnd(min, minEx ? 1 : 0);
+            Double hi = lo == null ? null : RedisNumbers.rangeEnd(max, maxEx ? 1 : 0);
+            if (hi == null) {
+                throw new ErrorReply("ERR min or max is not a float");
+            }
+            return new ScoreRange(lo, minEx, hi, maxEx);
+        }
+
+        boolean contains(double v) {
+            return (minExclusive ? v > min : v >= min) && (maxExclusive ? v < max : v <= max);
+        }
+    }
+
+    /**
+     * A sorted set: members ordered by score, then by their bytes (as Redis compares them). Small sets are what
+     * Redis keeps as a listpack, which stores each score as text and so turns -0 into 0; a set that outgrows it (more
+     * than 128 members, or a member longer than 64 bytes) keeps -0 from then on, as a skiplist does.
+     */
+    private static final class ZSet {
+        private static final int LISTPACK_ENTRIES = 128;
+        private static final int LISTPACK_VALUE = 64;
+
+        record Entry(double score, String member, byte[] bytes) implements Comparable<Entry> {
+            @Override
+            public int compareTo(Entry o) {
+                if (score < o.score) {
+                    return -1;
+                }
+                if (score > o.score) {
+                    return 1;
+                }
+                return Arrays.compareUnsigned(bytes, o.bytes);
+            }
+        }
+
+        private final Map<String, Entry> byMember = new HashMap<>();
+        private final TreeSet<Entry> ordered = new TreeSet<>();
+        private boolean listpack;
+
+        ZSet(int sizeHint, int longestMember) {
+            this.listpack = sizeHint <= LISTPACK_ENTRIES && longestMember <= LISTPACK_VALUE;
+        }
+
+        int size() {
+            return byMember.size();
+        }
+
+        Double score(String member) {
+            Entry e = byMember.get(member);
+            return e == null ? null : e.score();
+        }
+
+        void put(String member, double score) {
+            byte[] bytes = utf8(member);
+            if (listpack && (byMember.size() + (byMember.containsKey(member) ? 0 : 1) > LISTPACK_ENTRIES
+                    || bytes.length > LISTPACK_VALUE)) {
+                listpack = false;
+            }
+            Entry old = byMember.remove(member);
+            if (old != null) {
+                ordered.remove(old);
+            }
+            Entry e = new Entry(listpack && score == 0 ? 0.0 : score, member, bytes);
+            byMember.put(member, e);
+            ordered.add(e);
+        }
+
+        boolean remove(String member) {
+            Entry e = byMember.remove(member);
+            if (e == null) {
+                return false;
+            }
+            ordered.remove(e);
+            return true;
+        }
+
+        List<Entry> entries() {
+            return new ArrayList<>(ordered);
+        }
+
+        List<Entry> inRange(ScoreRange range) {
+            List<Entry> out = new ArrayList<>();
+            for (Entry e : ordered) {
+                if (range.contains(e.score())) {
+                    out.add(e);
+                }
+            }
+            return out;
         }
     }
 
@@ -305,6 +683,9 @@ public final class SimRedis extends SimProcess {
      */
     public Object eval(String scriptName, String source, List<String> keys, List<String> argv) {
         Object reply = LuaShim.forThread().run(this, source, keys, argv);
+        if (keys.isEmpty() || argv.isEmpty()) {
+            return reply;
+        }
         String lease = keys.get(0) + " " + argv.get(0);
         if (scriptName.equals("release.lua")) {
             releasedAt.put(lease, world().now());
@@ -331,7 +712,8 @@ public final class SimRedis extends SimProcess {
         List<String> out = new ArrayList<>();
         for (String k : new ArrayList<>(data.keySet())) {
             Object v = lookup(k);
-            boolean typed = v != null && ("hash".equals(type) ? v instanceof Map : v instanceof String);
+            boolean typed = v != null && ("hash".equals(type) ? v instanceof Map
+                    : "zset".equals(type) ? v instanceof ZSet : v instanceof String);
             if (typed && p.matcher(k).matches()) {
                 out.add(k);
             }

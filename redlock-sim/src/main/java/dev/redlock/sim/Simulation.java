@@ -7,6 +7,7 @@ import dev.redlock.RedlockConfig;
 import dev.redlock.chaos.history.CheckResult;
 import dev.redlock.chaos.history.FencingChecker;
 import dev.redlock.chaos.history.History;
+import dev.redlock.chaos.history.MultiResourceChecker;
 import dev.redlock.chaos.history.MutualExclusionChecker;
 import dev.redlock.chaos.history.Op;
 import dev.redlock.internal.LockRef;
@@ -17,18 +18,24 @@ import dev.redlock.internal.SimEngine;
 import dev.redlock.internal.SimNodeClient;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
+import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 
 /**
  * One seeded run: five simulated Redis masters, three clients each running the real engine, a workload of RedLock and
- * MultiLock acquisitions (fenced and plain, watchdog on and off, extensions longer and shorter, releases, abandoned
- * leases, cancellations) under faults drawn from the seed, then every fault healed and a liveness probe. The run's
- * history goes to the chaos suite's checkers, plus two of its own: orphaned keys and leaked keys.
+ * MultiLock acquisitions and of the lock family's other kinds (a fair lock; a read-write lock's readers, writers with
+ * and without preference, and readers let in by their own write lease; multi-resource locks over overlapping sets of
+ * names, which overlap the plain locks of those names too), fenced and plain, watchdog on and off, extensions longer
+ * and shorter, releases, abandoned leases, cancellations, under faults drawn from the seed, then every fault healed
+ * and a liveness probe. The run's history goes to the chaos suite's checkers (mutual exclusion, fencing, exclusion per
+ * resource), plus the simulation's own: read-write exclusion (readers inside their own write lease allowed), the fair
+ * lock's grant order, orphaned keys and leaked keys.
  *
  * <p>Everything comes from the seed, so {@link #run} with the same configuration and seed replays exactly.
  */
@@ -40,15 +47,42 @@ public final class Simulation {
     static final long PER_NODE_TIMEOUT_MS = 20;
     static final long ACTIVE_MS = 2_500;
     static final String PREFIX = "sim:";
+    /**
+     * How long a fair waiter's place (or a preferred writer's entry) lasts after its last attempt: what
+     * {@code RedlockClient.queueWindow()} gives for this configuration (30 retry delays of at most 45 ms, at least 5 s).
+     */
+    static final long QUEUE_WINDOW_MS = 5_000;
+    /**
+     * The longest TTL any client uses, for an acquisition or an extension, and so every client's configured lease
+     * time: restart protection sits a node out for the longest TTL its own client has used, so a client that only
+     * ever used shorter ones would let a node that lost another client's longer key vote too early (the README's
+     * known limits).
+     */
+    static final long MAX_TTL_MS = 800;
     private static final long MS = 1_000_000L;
+    private static final long EPOCH_MICROS = 1_700_000_000_000_000L;
 
-    /** What one run found. */
+    /**
+     * What one run found.
+     *
+     * @param leasesByKind how many leases each kind of lock granted (plain, multi, fair, read, write)
+     */
     public record Result(SimConfig config, long seed, List<String> violations, List<CheckResult> checks,
-            int acquisitions, long events, long simulatedNanos) {
+            int acquisitions, long events, long simulatedNanos, Map<String, Integer> leasesByKind) {
 
+        /** Whether no checker found a violation. */
         public boolean ok() {
             return violations.isEmpty();
         }
+    }
+
+    /** How a slot's leases hold their lock: alone, or as a read-write lock's reader or writer. */
+    private enum Role {
+        EXCLUSIVE, READ, WRITE
+    }
+
+    /** One lock of the workload and how its leases hold it. */
+    private record Slot(LockRef ref, Role role) {
     }
 
     private final SimConfig config;
@@ -58,24 +92,80 @@ public final class Simulation {
     private final SimNetwork net;
     private final List<SimRedis> servers = new ArrayList<>();
     private final List<Client> clients = new ArrayList<>();
-    private final List<LockRef> locks = new ArrayList<>();
+    /** The slots a cycle picks from (a slot listed twice is picked twice as often). */
+    private final List<Slot> slots = new ArrayList<>();
+    /** One slot per lock and role, probed in turn once the faults are healed. */
+    private final List<Slot> probes = new ArrayList<>();
+    /** The resources of each multi-resource lock, by lock name (any other lock holds its own name). */
+    private final Map<String, List<String>> resources = new HashMap<>();
     private final List<Track> tracks = new ArrayList<>();
     private final List<Track> active = new ArrayList<>();
+    /** Exclusive leases: every kind but readers. */
     private final History history = new History();
+    /** Readers' and writers' leases of the read-write lock. */
+    private final List<ReadWriteExclusionChecker.Hold> readWrite = new ArrayList<>();
+    /** The fair lock's acquisitions, as they end; and what its nodes ran for them. */
+    private final List<FairAttempt> fairAttempts = new ArrayList<>();
+    private final List<FairOrderChecker.Placement> placements = new ArrayList<>();
+    private final List<FairOrderChecker.Leave> leaves = new ArrayList<>();
+    private final Map<String, Integer> leasesByKind = new TreeMap<>();
     private final List<String> violations = new ArrayList<>();
     private final long activeEnd = ACTIVE_MS * MS;
     private int acquisitions;
+    private boolean probed;
+    private Slot lastPicked;
+    private String fairKey;
+
+    /**
+     * A client's wall clock (which only orders a fair lock's waiters): world time on the client's drifting clock plus
+     * a skew of a few milliseconds, in microseconds, and strictly increasing so that each acquisition that reads it
+     * gets the reading as its place (the engine keeps places distinct within a client the same way).
+     */
+    private static final class WallClock extends java.time.Clock {
+        private final SimProcess process;
+        private final long skewMicros;
+        private long lastMicros;
+
+        WallClock(SimProcess process, long skewMicros) {
+            this.process = process;
+            this.skewMicros = skewMicros;
+        }
+
+        @Override
+        public java.time.Instant instant() {
+            long micros = EPOCH_MICROS + skewMicros + (long) (process.world().now() * process.rate()) / 1_000;
+            lastMicros = Math.max(lastMicros + 1, micros);
+            return java.time.Instant.ofEpochSecond(lastMicros / 1_000_000, lastMicros % 1_000_000 * 1_000);
+        }
+
+        /** The last reading, in microseconds. */
+        long lastMicros() {
+            return lastMicros;
+        }
+
+        @Override
+        public java.time.ZoneId getZone() {
+            return java.time.ZoneOffset.UTC;
+        }
+
+        @Override
+        public java.time.Clock withZone(java.time.ZoneId zone) {
+            return this;
+        }
+    }
 
     /** One simulated client JVM: its clock, its scheduler and its real engine. */
     private final class Client {
         final int index;
         final SimProcess process;
+        final WallClock wall;
         final SimScheduler scheduler;
         final QuorumEngine engine;
 
         Client(int index) {
             this.index = index;
             this.process = new SimProcess(world, "c" + index, rate(), random.nextLong(1L << 40));
+            this.wall = new WallClock(process, world.between(-30_000, 30_000));
             this.scheduler = new SimScheduler(process);
             List<String> uris = new ArrayList<>();
             for (int i = 0; i < NODES; i++) {
@@ -83,7 +173,7 @@ public final class Simulation {
             }
             RedlockConfig rc = RedlockConfig.builder()
                     .nodes(uris)
-                    .leaseTime(Duration.ofMillis(500))
+                    .leaseTime(Duration.ofMillis(MAX_TTL_MS))
                     .perNodeTimeout(Duration.ofMillis(PER_NODE_TIMEOUT_MS))
                     .connectTimeout(Duration.ofMillis(100))
                     .retryDelay(Duration.ofMillis(30))
@@ -96,6 +186,7 @@ public final class Simulation {
                     .trustPersistentNodes(config.trustPersistent())
                     .checkTopology(false)
                     .ticker(process::clockNanos)
+                    .wallClock(wall)
                     .asyncExecutor(task -> process.afterClock(0, task))
                     .build();
             SplittableRandom own = random.split();
@@ -104,7 +195,10 @@ public final class Simulation {
             List<BooleanSupplier> reachable = new ArrayList<>();
             for (int i = 0; i < NODES; i++) {
                 SimRedis s = servers.get(i);
-                nodes.add(new SimNodeClient(rc.nodeNames().get(i), rc, quarantine, process, index, s, i, net));
+                SimNodeClient client = new SimNodeClient(rc.nodeNames().get(i), rc, quarantine, process, index, s, i,
+                        net);
+                client.listen(Simulation.this::ran);
+                nodes.add(client);
                 int node = i;
                 reachable.add(() -> !s.down() && !s.paused() && !net.isCut(index, node));
             }
@@ -116,20 +210,29 @@ public final class Simulation {
     private final class Track {
         final Client client;
         final LockRef ref;
+        final Role role;
         final long invoke;
         final Lease lease;
+        /** A reader let in by its own write lease: that lease's token; null otherwise. */
+        final String admittedBy;
         long openedAt = -1;
         long lastDeadline;
         boolean first = true;
         /** Set when the holder starts its release. */
         boolean released;
 
-        Track(Client client, LockRef ref, long invoke, Lease lease) {
+        Track(Client client, Slot slot, long invoke, Lease lease, String admittedBy) {
             this.client = client;
-            this.ref = ref;
+            this.ref = slot.ref();
+            this.role = slot.role();
             this.invoke = invoke;
             this.lease = lease;
+            this.admittedBy = admittedBy;
             this.lastDeadline = lease.deadlineNanos();
+            tracks.add(this);
+            active.add(this);
+            leasesByKind.merge(admittedBy != null ? "read (downgrade)" : kindOf(slot), 1, Integer::sum);
+            observe(world.now());
         }
 
         /** Looks at the lease after an event: opens or closes a validity window. */
@@ -157,11 +260,41 @@ public final class Simulation {
                 return;
             }
             long token = first ? lease.fencingToken().orElse(Op.NONE) : Op.NONE;
-            history.add(Op.builder().client(client.index).lock(ref.name()).invokeNanos(Math.min(invoke, openedAt))
+            Op op = Op.builder().client(client.index).lock(ref.name()).kind(opKind(ref))
+                    .resources(resources.getOrDefault(ref.name(), List.of())).invokeNanos(Math.min(invoke, openedAt))
                     .completeNanos(openedAt).outcome(Op.Outcome.OK).token(lease.token().substring(0, 8))
-                    .deadlineNanos(Math.max(end, openedAt)).fencingToken(token).build());
+                    .deadlineNanos(Math.max(end, openedAt)).fencingToken(token).build();
+            if (role != Role.READ) {
+                history.add(op);
+            }
+            if (role != Role.EXCLUSIVE) {
+                readWrite.add(new ReadWriteExclusionChecker.Hold(op, role == Role.WRITE, lease.token(), admittedBy));
+            }
             first = false;
             openedAt = -1;
+        }
+    }
+
+    /** One acquisition of the fair lock, filled in as it ends. */
+    private static final class FairAttempt {
+        final int client;
+        final long order;
+        final long invoke;
+        final long ttlMillis;
+        long complete = Long.MAX_VALUE;
+        long roundStart = -1;
+        long grantedAt = -1;
+
+        FairAttempt(int client, long order, long invoke, long ttlMillis) {
+            this.client = client;
+            this.order = order;
+            this.invoke = invoke;
+            this.ttlMillis = ttlMillis;
+        }
+
+        FairOrderChecker.Acquisition done() {
+            return new FairOrderChecker.Acquisition(client, order, invoke, complete, roundStart, grantedAt,
+                    ttlMillis);
         }
     }
 
@@ -190,7 +323,7 @@ public final class Simulation {
             e.printStackTrace(new java.io.PrintWriter(stack));
             String top = stack.toString().lines().limit(12).collect(java.util.stream.Collectors.joining("\n      "));
             return new Result(config, seed, List.of("error at " + ms(sim.world.now()) + " ms: " + top), List.of(),
-                    sim.acquisitions, sim.world.executed(), sim.world.now());
+                    sim.acquisitions, sim.world.executed(), sim.world.now(), Map.copyOf(sim.leasesByKind));
         }
     }
 
@@ -208,9 +341,7 @@ public final class Simulation {
         for (int c = 0; c < CLIENTS; c++) {
             clients.add(new Client(c));
         }
-        locks.add(new LockRef("a", LockRef.keyOf(PREFIX, "a"), QuorumPolicy.MAJORITY, false));
-        locks.add(new LockRef("b", LockRef.keyOf(PREFIX, "b"), QuorumPolicy.MAJORITY, true));
-        locks.add(new LockRef("c", LockRef.keyOf(PREFIX, "c"), QuorumPolicy.ALL, world.chance(0.5)));
+        defineLocks();
         world.afterEach(this::observe);
 
         scheduleFaults(persistent);
@@ -223,59 +354,255 @@ public final class Simulation {
         long quiet = 2_500 * MS;
         world.runUntil(world.now() + quiet);
         liveness(0);
-        world.runUntil(world.now() + 8_000 * MS);
+        // Each probe waits at most its budget; then, long after the last lease, whatever a lease left must be gone.
+        long probesEnd = world.now() + probes.size() * (3_000 + QUEUE_WINDOW_MS) * MS;
+        while (!probed && world.now() < probesEnd) {
+            world.runUntil(world.now() + 100 * MS);
+        }
+        world.runUntil(world.now() + Math.max(8_000, QUEUE_WINDOW_MS + 3_000) * MS);
         finish();
         return new Result(config, seed, List.copyOf(violations), checks, acquisitions, world.executed(),
-                world.now());
+                world.now(), Map.copyOf(leasesByKind));
+    }
+
+    /**
+     * The workload's locks: plain locks a, b (fenced) and c (every node), a fair lock, a read-write lock, and
+     * multi-resource locks whose sets overlap each other and the plain locks a and b (a multi-resource lock's
+     * resource is the key of the plain lock of that name).
+     */
+    private void defineLocks() {
+        Slot a = new Slot(new LockRef("a", LockRef.keyOf(PREFIX, "a"), QuorumPolicy.MAJORITY, false),
+                Role.EXCLUSIVE);
+        Slot b = new Slot(new LockRef("b", LockRef.keyOf(PREFIX, "b"), QuorumPolicy.MAJORITY, true), Role.EXCLUSIVE);
+        Slot c = new Slot(new LockRef("c", LockRef.keyOf(PREFIX, "c"), QuorumPolicy.ALL, world.chance(0.5)),
+                Role.EXCLUSIVE);
+        fairKey = LockRef.keyOf(PREFIX, "f");
+        Slot fair = new Slot(LockRef.fair("f", fairKey, QuorumPolicy.MAJORITY, QUEUE_WINDOW_MS)
+                .withFencing(world.chance(0.5)), Role.EXCLUSIVE);
+        String rwKey = LockRef.keyOf(PREFIX, "rw");
+        boolean fencedWriters = world.chance(0.5);
+        Slot reader = new Slot(LockRef.readWrite("rw", rwKey, QuorumPolicy.MAJORITY, false, 0), Role.READ);
+        Slot writer = new Slot(LockRef.readWrite("rw", rwKey, QuorumPolicy.MAJORITY, true, 0)
+                .withFencing(fencedWriters), Role.WRITE);
+        Slot preferred = new Slot(LockRef.readWrite("rw", rwKey, QuorumPolicy.MAJORITY, true, QUEUE_WINDOW_MS)
+                .withFencing(fencedWriters), Role.WRITE);
+        Slot m1 = multi("a", "m");
+        Slot m2 = multi("m", "n");
+        Slot m3 = multi("a", "b", "n");
+        slots.addAll(List.of(a, b, c, fair, fair, reader, reader, reader, writer, preferred, m1, m2, m3));
+        probes.addAll(List.of(a, b, c, fair, reader, writer, preferred, m1, m2, m3));
+    }
+
+    private Slot multi(String... names) {
+        java.util.TreeSet<String> sorted = new java.util.TreeSet<>(List.of(names));
+        List<String> keys = new ArrayList<>();
+        for (String n : sorted) {
+            keys.add(LockRef.keyOf(PREFIX, n));
+        }
+        keys.sort(null);
+        String name = sorted.toString();
+        resources.put(name, List.copyOf(sorted));
+        return new Slot(LockRef.multi(name, keys, QuorumPolicy.MAJORITY), Role.EXCLUSIVE);
+    }
+
+    /** The kind of lock an op asked for, as the chaos suite's history names it. */
+    private static Op.Kind opKind(LockRef ref) {
+        switch (ref.kind()) {
+            case MULTI:
+                return Op.Kind.MULTI;
+            case READ:
+                return Op.Kind.READ;
+            case WRITE:
+                return Op.Kind.WRITE;
+            case FAIR:
+                return Op.Kind.FAIR;
+            default:
+                return Op.Kind.LOCK;
+        }
+    }
+
+    private static String kindOf(Slot slot) {
+        switch (slot.ref().kind()) {
+            case PLAIN:
+                return "plain";
+            case MULTI:
+                return "multi";
+            case FAIR:
+                return "fair";
+            case READ:
+                return "read";
+            default:
+                return slot.ref().shape().windowMillis() > 0 ? "write (preferred)" : "write";
+        }
+    }
+
+    /** A node ran a script for a client: the fair lock's places and leaves, as the nodes saw them. */
+    private void ran(int client, int node, String script, List<String> keys, List<String> argv, Object reply) {
+        if (keys.isEmpty() || !keys.get(0).equals(fairKey) || argv.size() < 3) {
+            return;
+        }
+        String[] spec = argv.get(2).split(" ");
+        if (script.equals("acquire.lua") && spec.length == 5 && spec[1].equals("f")) {
+            Object first = reply instanceof List ? ((List<?>) reply).get(0) : reply;
+            placements.add(new FairOrderChecker.Placement(client, node, Long.parseLong(spec[2]), spec[3],
+                    world.now(), Long.valueOf(1).equals(first)));
+        } else if (script.equals("release.lua") && spec.length == 3 && spec[0].equals("f")) {
+            leaves.add(new FairOrderChecker.Leave(node, spec[2], world.now()));
+        }
     }
 
     private List<CheckResult> checks = List.of();
 
     // ------------------------------------------------------------------------------------------------ workload
 
-    private void cycle(Client c) {
-        if (world.now() >= activeEnd) {
-            return;
-        }
-        LockRef ref = locks.get(random.nextInt(locks.size()));
-        long ttl = world.between(150, 800);
-        boolean auto = world.chance(0.3);
-        long wait = world.chance(0.5) ? 0 : world.between(20, 600) * MS;
+    /**
+     * Starts an acquisition of {@code ref} (the lock of {@code slot}, or a reader of it let in by a write lease) and
+     * hands its lease's {@link Track} to {@code done} (null if not acquired), after recording the outcome: a failure
+     * in the history, a lease as a track, a fair acquisition for the order check.
+     */
+    private CompletableFuture<AcquireResult> acquire(Client c, Slot slot, LockRef ref, long ttl, long wait,
+            boolean auto, String admittedBy, java.util.function.Consumer<Track> done) {
         long invoke = world.now();
         CompletableFuture<AcquireResult> f = c.engine.acquireAsync(ref, ttl, wait, auto);
-        if (world.chance(0.08)) {
-            c.process.afterClock(world.between(0, 60) * MS, () -> f.cancel(false));
+        // A fair acquisition read the wall clock once, inside acquireAsync: that reading is its place.
+        FairAttempt fair = ref.kind() == LockRef.Kind.FAIR ? new FairAttempt(c.index, c.wall.lastMicros(), invoke, ttl)
+                : null;
+        if (fair != null) {
+            fairAttempts.add(fair);
         }
         f.whenComplete((r, e) -> {
+            if (fair != null) {
+                fair.complete = world.now();
+            }
             if (e != null || r == null || !r.acquired()) {
-                history.add(Op.builder().client(c.index).lock(ref.name()).invokeNanos(invoke)
-                        .completeNanos(world.now()).outcome(Op.Outcome.FAIL)
-                        .failure(e != null ? e.getClass().getSimpleName() : r.reason().name()).build());
-                c.process.afterClock(world.between(0, 50) * MS, () -> cycle(c));
+                if (slot.role() != Role.READ) {
+                    history.add(Op.builder().client(c.index).lock(ref.name()).kind(opKind(ref))
+                            .resources(resources.getOrDefault(ref.name(), List.of())).invokeNanos(invoke)
+                            .completeNanos(world.now()).outcome(Op.Outcome.FAIL)
+                            .failure(e != null ? e.getClass().getSimpleName() : r.reason().name()).build());
+                }
+                done.accept(null);
                 return;
             }
             acquisitions++;
             Lease lease = r.lease().get();
-            Track t = new Track(c, ref, invoke, lease);
-            tracks.add(t);
-            active.add(t);
-            t.observe(world.now());
-            long hold = auto ? world.between(ttl / 2, 3 * ttl) : world.between(0, ttl * 13 / 10);
-            if (world.chance(0.35)) {
-                long extendTo = world.between(150, 1000);
-                c.process.afterClock(hold * MS * world.between(2, 8) / 10, () -> {
-                    if (lease.isValid()) {
-                        lease.extendAsync(Duration.ofMillis(extendTo));
+            if (fair != null) {
+                long order = SimEngine.ref(lease).shape().order();
+                if (order != fair.order) {
+                    throw new IllegalStateException("fair lock: the lease's place " + order + " is not the place "
+                            + fair.order + " its acquisition read from the wall clock");
+                }
+                fair.roundStart = c.process.worldTimeOf(SimEngine.startNanos(lease));
+                fair.grantedAt = world.now();
+            }
+            done.accept(new Track(c, slot, invoke, lease, admittedBy));
+        });
+        return f;
+    }
+
+    private void cycle(Client c) {
+        if (world.now() >= activeEnd) {
+            return;
+        }
+        // Often the lock another client just went for: contention is where the kinds' rules matter.
+        Slot slot = lastPicked != null && world.chance(0.4) ? lastPicked : slots.get(random.nextInt(slots.size()));
+        lastPicked = slot;
+        long ttl = world.between(150, MAX_TTL_MS);
+        boolean auto = world.chance(0.3);
+        long wait = world.chance(0.5) ? 0 : world.between(20, 600) * MS;
+        CompletableFuture<AcquireResult> f = acquire(c, slot, slot.ref(), ttl, wait, auto, null, t -> {
+            if (t == null) {
+                c.process.afterClock(world.between(0, 50) * MS, () -> cycle(c));
+            } else {
+                hold(t, ttl, auto);
+            }
+        });
+        if (world.chance(0.08)) {
+            c.process.afterClock(world.between(0, 60) * MS, () -> f.cancel(false));
+        }
+        if (slot.ref().kind() == LockRef.Kind.FAIR && world.chance(0.5)) {
+            companion(c, slot);
+        }
+    }
+
+    /**
+     * Another thread of the same client goes for the fair lock too, a little later: a queue needs several waiters,
+     * and a client's own waiters take places in the order they began.
+     */
+    private void companion(Client c, Slot slot) {
+        long ttl = world.between(150, MAX_TTL_MS);
+        long wait = world.between(20, 600) * MS;
+        c.process.afterClock(world.between(0, 40) * MS, () -> {
+            if (world.now() >= activeEnd) {
+                return;
+            }
+            acquire(c, slot, slot.ref(), ttl, wait, false, null, t -> {
+                if (t == null) {
+                    return;
+                }
+                boolean release = world.chance(0.85);
+                c.process.afterClock(world.between(0, ttl * 13 / 10) * MS, () -> {
+                    if (release) {
+                        t.released = true;
+                        t.lease.releaseAsync();
                     }
                 });
-            }
-            boolean release = auto || world.chance(0.85);
-            c.process.afterClock(hold * MS, () -> {
-                if (release) {
-                    t.released = true;
-                    lease.releaseAsync();
+            });
+        });
+    }
+
+    /**
+     * Holds a lease for a while: maybe extends it, maybe (a write lease) takes a reader it lets in, then releases it
+     * or abandons it, and the client goes on with its next acquisition.
+     */
+    private void hold(Track t, long ttl, boolean auto) {
+        Client c = t.client;
+        Lease lease = t.lease;
+        long hold = auto ? world.between(ttl / 2, 3 * ttl) : world.between(0, ttl * 13 / 10);
+        if (world.chance(0.35)) {
+            long extendTo = world.between(150, MAX_TTL_MS);
+            c.process.afterClock(hold * MS * world.between(2, 8) / 10, () -> {
+                if (lease.isValid()) {
+                    lease.extendAsync(Duration.ofMillis(extendTo));
                 }
-                c.process.afterClock(world.between(0, 80) * MS, () -> cycle(c));
+            });
+        }
+        if (t.role == Role.WRITE && world.chance(0.3)) {
+            downgrade(c, lease, hold * MS * world.between(0, 9) / 10);
+        }
+        boolean release = auto || world.chance(0.85);
+        c.process.afterClock(hold * MS, () -> {
+            if (release) {
+                t.released = true;
+                lease.releaseAsync();
+            }
+            c.process.afterClock(world.between(0, 80) * MS, () -> cycle(c));
+        });
+    }
+
+    /**
+     * While it holds write lease {@code writer}, the client takes a read lease of the same lock that the write lease
+     * lets in (as a thread holding the write lock does), and may keep it after the write lease ends: a downgrade.
+     */
+    private void downgrade(Client c, Lease writer, long after) {
+        Slot reader = slots.stream().filter(s -> s.role() == Role.READ).findFirst().orElseThrow();
+        c.process.afterClock(after, () -> {
+            if (!writer.isValid()) {
+                return;
+            }
+            long ttl = world.between(150, MAX_TTL_MS);
+            long wait = world.chance(0.5) ? 0 : world.between(20, 300) * MS;
+            acquire(c, reader, reader.ref().withWriterToken(writer.token()), ttl, wait, false, writer.token(), t -> {
+                if (t == null) {
+                    return;
+                }
+                boolean release = world.chance(0.85);
+                c.process.afterClock(world.between(0, ttl * 13 / 10) * MS, () -> {
+                    if (release) {
+                        t.released = true;
+                        t.lease.releaseAsync();
+                    }
+                });
             });
         });
     }
@@ -327,9 +654,12 @@ public final class Simulation {
                 servers.get(node).pause(world.now(), world.now() + d);
                 break;
             }
-            case 1: { // crash and restart: data lost unless the node persists every write
+            case 1: { // crash and restart: a node that may lose data loses it unless it persists every write
                 int victim = lossy.get(random.nextInt(lossy.size()));
-                crash(world.chance(0.5) ? victim : node, true, world.between(1, 400) * MS);
+                int target = world.chance(0.5) ? victim : node;
+                // Only the lossy nodes lose data: over a run, data loss stays on the minority the assumptions allow
+                // (a quorum losing data between two grants of a lock may send its fencing tokens back; README).
+                crash(target, lossy.contains(target), world.between(1, 400) * MS);
                 break;
             }
             case 2: { // FLUSHALL on a node that may lose data
@@ -406,28 +736,31 @@ public final class Simulation {
 
     // ------------------------------------------------------------------------------------------------ checks
 
-    /** Once every node has been healthy for longer than the longest lease and the quarantine, each lock is won. */
-    private void liveness(int lock) {
-        if (lock == locks.size()) {
+    /**
+     * Once every node has been healthy for longer than the longest lease and the quarantine, each lock is won within
+     * 3 s; a fair lock's or a reader's within 3 s more than the queue window, since a place (or a preferred writer's
+     * entry) whose waiter gave up where its leave never arrived keeps them out until it expires, by design.
+     */
+    private void liveness(int probe) {
+        if (probe == probes.size()) {
+            probed = true;
             return;
         }
-        LockRef ref = locks.get(lock);
+        Slot slot = probes.get(probe);
+        LockRef ref = slot.ref();
+        boolean queued = ref.kind() == LockRef.Kind.FAIR || ref.kind() == LockRef.Kind.READ;
+        long budget = 3_000 + (queued ? QUEUE_WINDOW_MS : 0);
         Client c = clients.get(0);
         long start = world.now();
-        c.engine.acquireAsync(ref, 300, 3_000 * MS, false).whenComplete((r, e) -> {
-            if (e != null || r == null || !r.acquired()) {
-                violations.add("liveness: lock '" + ref.name() + "' not acquired within 3 s of trying, with every "
-                        + "node healthy for 2.5 s before: " + (e != null ? e : r.lastRound()));
-                liveness(lock + 1);
+        acquire(c, slot, ref, 300, budget * MS, false, null, t -> {
+            if (t == null) {
+                violations.add("liveness: lock '" + ref.name() + "' (" + kindOf(slot) + ") not acquired within "
+                        + budget + " ms of trying from " + ms(start) + " ms, with every node healthy for 2.5 s before");
+                liveness(probe + 1);
                 return;
             }
-            Lease lease = r.lease().get();
-            Track t = new Track(c, ref, start, lease);
-            tracks.add(t);
-            active.add(t);
-            t.observe(world.now());
             t.released = true;
-            lease.releaseAsync().whenComplete((x, y) -> liveness(lock + 1));
+            t.lease.releaseAsync().whenComplete((x, y) -> liveness(probe + 1));
         });
     }
 
@@ -446,9 +779,28 @@ public final class Simulation {
                             + e.getValue().substring(0, 8) + "… long after every lease ended");
                 }
             }
+            // Every entry of a kind's sorted set expires (a queue window at most after its waiter's last attempt).
+            for (String key : s.scan("*", "zset")) {
+                violations.add("leak: node " + s.name() + " still holds sorted set " + key + " "
+                        + s.command(List.of("ZRANGE", key, "0", "-1")) + " long after every lease ended");
+            }
+        }
+        List<List<Long>> losses = new ArrayList<>();
+        double[] rates = new double[NODES];
+        for (int i = 0; i < NODES; i++) {
+            losses.add(servers.get(i).losses());
+            rates[i] = servers.get(i).rate();
+        }
+        List<FairOrderChecker.Acquisition> fair = new ArrayList<>();
+        for (FairAttempt a : fairAttempts) {
+            fair.add(a.done());
         }
         List<CheckResult> results = List.of(new MutualExclusionChecker().check(history),
-                new FencingChecker().check(history));
+                new FencingChecker().check(history),
+                new MultiResourceChecker().check(history),
+                ReadWriteExclusionChecker.check(readWrite),
+                FairOrderChecker.check(fair, placements, leaves, losses, rates,
+                        QuorumPolicy.MAJORITY.required(NODES), QUEUE_WINDOW_MS));
         for (CheckResult r : results) {
             if (r.validity() == CheckResult.Validity.INVALID) {
                 for (String v : r.violations()) {
