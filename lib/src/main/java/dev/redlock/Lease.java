@@ -110,8 +110,9 @@ public interface Lease extends AutoCloseable {
      * token, in parallel. Succeeds when a quorum confirms before the current deadline; the new deadline is then
      * computed like an acquisition's, from the start of this round: {@code t1 + leaseTime - elapsed - drift}. A lease
      * that is no longer valid is not extended (nothing is sent), and an extension never recreates a key that is
-     * gone. If too many nodes no longer hold the token, the lease is lost. Any other failure leaves the current
-     * deadline in place.
+     * gone. If too many nodes no longer hold the token, the lease is lost. A failed extension may still have been
+     * applied by the nodes it reached: one to a longer TTL leaves the current deadline in place, and one to a shorter
+     * TTL cuts the deadline (from the moment it was sent) to what those nodes may now hold.
      *
      * @param leaseTime the new TTL; must exceed the per-node timeout
      * @return the round's outcome; {@link RoundOutcome#succeeded()} tells whether the deadline moved

@@ -500,7 +500,12 @@ public final class RedlockConfig {
                 + connectTimeout + ", leaseTime=" + leaseTime + ", driftFactor=" + driftFactor + ", minValidity="
                 + minValidity + ", waitBudget=" + waitBudget + ", retryDelay=" + retryDelay + ", retryJitter="
                 + retryJitter + ", circuitOpenDuration=" + circuitOpenDuration + ", keyPrefix='" + keyPrefix
-                + "', maxHoldTime=" + maxHoldTime + ", maxFailedExtensions=" + maxFailedExtensions + "}";
+                + "', maxHoldTime=" + maxHoldTime + ", maxFailedExtensions=" + maxFailedExtensions
+                + ", restartQuarantine=" + restartQuarantine + ", trustPersistentNodes=" + trustPersistentNodes
+                + ", identityCheckInterval=" + identityCheckInterval + ", maxReplyBytes=" + maxReplyBytes
+                + ", releaseNotifications=" + releaseNotifications + ", checkTopology=" + checkTopology
+                + ", strictTopology=" + strictTopology + ", unverifiedIdentity=" + unverifiedIdentity
+                + ", listeners=" + listeners.size() + "}";
     }
 
     /**
