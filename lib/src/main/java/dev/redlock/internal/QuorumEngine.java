@@ -191,9 +191,12 @@ public final class QuorumEngine implements AutoCloseable {
         WaitRoom.Waiter waiter = null;
         quarantine.observeTtl(ttlMillis);
         try {
-            if (waitRoom != null && waitNanos > 0 && !ref.queues() && waitRoom.hasWaiters(ref.key())) {
-                // Others of this client already wait for this lock: queue behind them rather than overtake them. (A
-                // fair lock's order is its queue on the nodes: its first round takes its place there at once.)
+            if (waitRoom != null && waitNanos > 0 && ref.queues()) {
+                // A fair waiter (or a preferred writer) takes its place on the nodes with its first round at once, and
+                // in this client's queue now: both in the order acquisitions began, so a release wakes the head.
+                waiter = waitRoom.joinAsThread(ref.key());
+            } else if (waitRoom != null && waitNanos > 0 && waitRoom.hasWaiters(ref.key())) {
+                // Others of this client already wait for this lock: queue behind them rather than overtake them.
                 waiter = waitRoom.joinAsThread(ref.key(), ref.kind() == LockRef.Kind.READ);
                 interrupted = sleep(ref, waiter, Math.min(queuedDelay(waiter, 1), forever ? Long.MAX_VALUE
                         : Math.max(0, deadline - ticker.nanoTime())), interruptible);
@@ -637,7 +640,11 @@ public final class QuorumEngine implements AutoCloseable {
             long t0 = ticker.nanoTime();
             a.future.thenAccept(result -> acquisitionEnded(ref, result, t0));
         }
-        if (waitRoom != null && waitNanos > 0 && !a.ref.queues() && waitRoom.hasWaiters(ref.key())) {
+        if (waitRoom != null && waitNanos > 0 && a.ref.queues()) {
+            // As in acquire: in this client's queue from the start, in the order acquisitions began; first round now.
+            a.waiter = waitRoom.joinAsync(ref.key(), a::signalled);
+            a.startRound();
+        } else if (waitRoom != null && waitNanos > 0 && waitRoom.hasWaiters(ref.key())) {
             // Others of this client already wait for this lock: queue behind them rather than overtake them.
             a.waiter = waitRoom.joinAsync(ref.key(), a::signalled, ref.kind() == LockRef.Kind.READ);
             a.sleepThenRound(Math.min(queuedDelay(a.waiter, 1), a.forever ? Long.MAX_VALUE
