@@ -15,8 +15,9 @@ import java.util.List;
 import javax.imageio.ImageIO;
 
 /**
- * Draws the comparison as a PNG with plain Java2D: one panel with the single-thread acquire+release p50 latency per
- * implementation, one with the 16-thread throughput, bars labeled with their values.
+ * Draws bar charts as PNGs with plain Java2D, bars labeled with their values. {@link Compare}'s has one panel with the
+ * single-thread acquire+release p50 latency per implementation and one with the 16-thread throughput; {@link Family}
+ * draws its own panels with {@link #write(Path, String, List)}.
  */
 final class Chart {
 
@@ -36,8 +37,6 @@ final class Chart {
     }
 
     static void write(Path file, List<Report.Impl> impls, Results results) throws IOException {
-        // Headless: the harness runs on servers and in CI without a display.
-        System.setProperty("java.awt.headless", "true");
         List<String> labels = new ArrayList<>();
         List<Color> colors = new ArrayList<>();
         double[] latency = new double[impls.size()];
@@ -45,12 +44,34 @@ final class Chart {
         for (int i = 0; i < impls.size(); i++) {
             Report.Impl impl = impls.get(i);
             labels.add(impl.label());
-            colors.add(impl.id().startsWith("ours") ? OURS : impl.id().startsWith("redisson") ? REDISSON : FLOOR);
+            colors.add(colorOf(impl.id()));
             latency[i] = results.get(impl.id(), "latency", "cycle_p50");
             throughput[i] = results.get(impl.id(), "throughput_" + Compare.CPU_THREADS + "t", "cycles_per_s");
         }
+        write(file, "Redlock comparison: 5 redis-server masters on loopback", List.of(
+                new Panel("Single-thread acquire+release latency, p50 (lower is better)", "latency p50 (microseconds)",
+                        labels, colors, latency),
+                new Panel("Throughput at " + Compare.CPU_THREADS + " threads, distinct key per thread (higher is better)",
+                        "acquire+release cycles per second", labels, colors, throughput)));
+    }
 
-        BufferedImage image = new BufferedImage(WIDTH, TITLE_HEIGHT + 2 * PANEL_HEIGHT, BufferedImage.TYPE_INT_RGB);
+    /**
+     * One panel of bars: its title, the y axis label, and per bar a label, a color and a value (NaN: not measured).
+     */
+    record Panel(String title, String yLabel, List<String> labels, List<Color> colors, double[] values) {
+    }
+
+    /** The bar color of an implementation: ours blue, Redisson red, anything else (the floor) grey. */
+    static Color colorOf(String id) {
+        return id.startsWith("ours") ? OURS : id.startsWith("redisson") ? REDISSON : FLOOR;
+    }
+
+    /** Draws the panels one above the other, under {@code heading}. */
+    static void write(Path file, String heading, List<Panel> panels) throws IOException {
+        // Headless: the harness runs on servers and in CI without a display.
+        System.setProperty("java.awt.headless", "true");
+        BufferedImage image = new BufferedImage(WIDTH, TITLE_HEIGHT + panels.size() * PANEL_HEIGHT,
+                BufferedImage.TYPE_INT_RGB);
         Graphics2D g = image.createGraphics();
         try {
             g.setRenderingHint(RenderingHints.KEY_ANTIALIASING, RenderingHints.VALUE_ANTIALIAS_ON);
@@ -59,13 +80,11 @@ final class Chart {
             g.fillRect(0, 0, image.getWidth(), image.getHeight());
             g.setColor(Color.BLACK);
             g.setFont(new Font(Font.SANS_SERIF, Font.BOLD, 22));
-            centered(g, "Redlock comparison: 5 redis-server masters on loopback", WIDTH / 2, 38);
-
-            panel(g, TITLE_HEIGHT, "Single-thread acquire+release latency, p50 (lower is better)",
-                    "latency p50 (microseconds)", labels, colors, latency);
-            panel(g, TITLE_HEIGHT + PANEL_HEIGHT, "Throughput at " + Compare.CPU_THREADS
-                    + " threads, distinct key per thread (higher is better)", "acquire+release cycles per second",
-                    labels, colors, throughput);
+            centered(g, heading, WIDTH / 2, 38);
+            for (int i = 0; i < panels.size(); i++) {
+                Panel p = panels.get(i);
+                panel(g, TITLE_HEIGHT + i * PANEL_HEIGHT, p.title(), p.yLabel(), p.labels(), p.colors(), p.values());
+            }
         } finally {
             g.dispose();
         }

@@ -346,7 +346,11 @@ public final class Compare {
         }
     }
 
-    private static void timedCycle(Contender.Handle handle, Samples acquire, Samples cycle, Samples release,
+    /**
+     * One acquire (wait 0) and, if it succeeded, one release, recording the acquire, the whole cycle and the release
+     * latencies into the samples given (null: not recorded); busy answers and exceptions go to {@code failures}.
+     */
+    static void timedCycle(Contender.Handle handle, Samples acquire, Samples cycle, Samples release,
             Failures failures) throws InterruptedException {
         timedCycle(handle, acquire, cycle, release, failures, null);
     }
@@ -521,12 +525,20 @@ public final class Compare {
      * the output lands in the module's target directory whatever the working directory.
      */
     private static Path outputDir() throws URISyntaxException {
-        String explicit = System.getProperty("compare.out");
+        return outputDir("compare.out", "compare");
+    }
+
+    /**
+     * {@code redlock-bench/target/<dir>}, next to the jar (or classes directory) the benchmarks were loaded from, or
+     * the directory the system property {@code property} names.
+     */
+    static Path outputDir(String property, String dir) throws URISyntaxException {
+        String explicit = System.getProperty(property);
         if (explicit != null && !explicit.isBlank()) {
             return Path.of(explicit).toAbsolutePath();
         }
         Path origin = Path.of(Compare.class.getProtectionDomain().getCodeSource().getLocation().toURI());
-        return origin.getParent().resolve("compare").toAbsolutePath();
+        return origin.getParent().resolve(dir).toAbsolutePath();
     }
 
     /**

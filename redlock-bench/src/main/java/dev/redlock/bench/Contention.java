@@ -41,7 +41,7 @@ public final class Contention {
     static final int[] THREADS = {1, 8, 64};
     static final Duration WARMUP = Duration.ofSeconds(1);
     static final Duration MEASURE = Duration.ofSeconds(5);
-    private static final List<String> COUNTED = List.of("eval", "evalsha", "eval_ro", "evalsha_ro", "subscribe",
+    static final List<String> COUNTED = List.of("eval", "evalsha", "eval_ro", "evalsha_ro", "subscribe",
             "unsubscribe", "psubscribe", "punsubscribe", "ssubscribe", "sunsubscribe");
 
     private Contention() {
@@ -162,7 +162,7 @@ public final class Contention {
         Samples wait = merge(waits);
         Samples handoff = merge(handoffs);
         long done = sections.sum();
-        return new Row(c.label(), threads, done / (wall / 1e9), mean(wait) / 1e6, wait.percentile(0.5) / 1e6,
+        return new Row(c.label(), threads, done / (wall / 1e9), wait.mean() / 1e6, wait.percentile(0.5) / 1e6,
                 wait.percentile(0.99) / 1e6, handoff.percentile(0.5) / 1e6,
                 done == 0 ? Double.NaN : (double) (after - before) / done, done, timedOut.sum());
     }
@@ -170,26 +170,13 @@ public final class Contention {
     private static Samples merge(List<Samples> parts) {
         Samples all = new Samples(1024);
         for (Samples s : parts) {
-            for (int i = 0; i < s.size(); i++) {
-                all.add(s.get(i));
-            }
+            all.addAll(s);
         }
         return all;
     }
 
-    private static double mean(Samples s) {
-        if (s.size() == 0) {
-            return Double.NaN;
-        }
-        double sum = 0;
-        for (int i = 0; i < s.size(); i++) {
-            sum += s.get(i);
-        }
-        return sum / s.size();
-    }
-
     /** Client requests so far on every node (see the class documentation for which commands count). */
-    private static long commands(List<RedisServer> servers) {
+    static long commands(List<RedisServer> servers) {
         long total = 0;
         for (RedisServer s : servers) {
             try (Jedis j = s.client()) {

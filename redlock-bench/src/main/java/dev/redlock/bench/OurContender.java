@@ -26,9 +26,16 @@ final class OurContender implements Contender {
         this.policy = policy;
         this.lease = lease;
         this.polling = polling;
-        // Restart quarantine off: the masters were started moments before the run, and would not count at first.
-        this.client = RedlockClient.create(RedlockConfig.builder().nodes(uris).perNodeTimeout(perNodeTimeout)
-                .restartQuarantine(false).releaseNotifications(!polling).build());
+        this.client = newClient(uris, perNodeTimeout, !polling);
+    }
+
+    /**
+     * A client over {@code uris} as every benchmark of ours runs it. Restart quarantine off: the masters were started
+     * moments before the run, and would not count at first.
+     */
+    static RedlockClient newClient(List<String> uris, Duration perNodeTimeout, boolean releaseNotifications) {
+        return RedlockClient.create(RedlockConfig.builder().nodes(uris).perNodeTimeout(perNodeTimeout)
+                .restartQuarantine(false).releaseNotifications(releaseNotifications).build());
     }
 
     @Override
@@ -47,9 +54,13 @@ final class OurContender implements Contender {
         RedlockConfig c = client.config();
         return "one RedlockClient over " + c.nodeNames().size() + " nodes; " + (policy == QuorumPolicy.MAJORITY
                 ? "client.redLock(name)" : "client.multiLock(name)")
-                + "; lock.tryAcquire(wait, " + lease.toSeconds() + " s) then lease.release(); perNodeTimeout "
-                + c.perNodeTimeout().toMillis() + " ms, restartQuarantine off (fresh masters), connectTimeout "
-                + c.connectTimeout().toMillis()
+                + "; lock.tryAcquire(wait, " + lease.toSeconds() + " s) then lease.release(); " + clientSettings(c);
+    }
+
+    /** The settings of a client made by {@link #newClient}, for the reports. */
+    static String clientSettings(RedlockConfig c) {
+        return "perNodeTimeout " + c.perNodeTimeout().toMillis() + " ms, restartQuarantine off (fresh masters), "
+                + "connectTimeout " + c.connectTimeout().toMillis()
                 + " ms, retryDelay " + c.retryDelay().toMillis() + " ms +/- " + Math.round(c.retryJitter() * 100)
                 + "%, driftFactor " + c.driftFactor() + ", circuitOpenDuration "
                 + c.circuitOpenDuration().toMillis() + " ms, releaseNotifications " + c.releaseNotifications()

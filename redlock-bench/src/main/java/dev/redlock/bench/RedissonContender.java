@@ -37,17 +37,48 @@ final class RedissonContender implements Contender {
         List<String> targets = kind == Kind.SINGLE ? uris.subList(0, 1) : uris;
         try {
             for (String uri : targets) {
-                Config config = new Config();
-                config.useSingleServer()
-                        .setAddress(uri)
-                        .setTimeout(TIMEOUT_MILLIS)
-                        .setRetryAttempts(RETRY_ATTEMPTS)
-                        .setConnectTimeout(CONNECT_TIMEOUT_MILLIS);
-                clients.add(Redisson.create(config));
+                clients.add(newClient(uri));
             }
         } catch (RuntimeException e) {
             close(); // never leak the clients that did start
             throw e;
+        }
+    }
+
+    /** A client of one node, configured as every Redisson baseline runs it (see {@link #CLIENT_SETTINGS}). */
+    static RedissonClient newClient(String uri) {
+        Config config = new Config();
+        config.useSingleServer()
+                .setAddress(uri)
+                .setTimeout(TIMEOUT_MILLIS)
+                .setRetryAttempts(RETRY_ATTEMPTS)
+                .setConnectTimeout(CONNECT_TIMEOUT_MILLIS);
+        return Redisson.create(config);
+    }
+
+    /** The settings of a client made by {@link #newClient}, for the reports. */
+    static final String CLIENT_SETTINGS = "useSingleServer(): timeout " + TIMEOUT_MILLIS + " ms, retryAttempts "
+            + RETRY_ATTEMPTS + " (lowest allowed), connectTimeout " + CONNECT_TIMEOUT_MILLIS + " ms; everything else "
+            + "default (connectionPoolSize 64, connectionMinimumIdleSize 24, nettyThreads 32, codec default)";
+
+    /** Shuts the clients down without a quiet period; throws the first failure after trying every one. */
+    static void shutdownAll(List<RedissonClient> clients) {
+        RuntimeException failure = null;
+        for (RedissonClient client : clients) {
+            try {
+                // No quiet period: nothing is submitted any more, and the default 2 s per client adds up.
+                client.shutdown(0, 5, TimeUnit.SECONDS);
+            } catch (RuntimeException e) {
+                if (failure == null) {
+                    failure = e;
+                } else {
+                    failure.addSuppressed(e);
+                }
+            }
+        }
+        clients.clear();
+        if (failure != null) {
+            throw failure;
         }
     }
 
@@ -76,10 +107,7 @@ final class RedissonContender implements Contender {
             case MULTI_LOCK -> "new RedissonMultiLock(5 RLocks, one per RedissonClient, one client per node)";
             case SINGLE -> "client.getLock(name) on one RedissonClient for node 1";
         };
-        return shape + "; tryLock(wait, " + leaseMillis + ", MILLISECONDS) then unlock(); useSingleServer():"
-                + " timeout " + TIMEOUT_MILLIS + " ms, retryAttempts " + RETRY_ATTEMPTS + " (lowest allowed),"
-                + " connectTimeout " + CONNECT_TIMEOUT_MILLIS + " ms; everything else default (connectionPoolSize 64,"
-                + " connectionMinimumIdleSize 24, nettyThreads 32, codec default)";
+        return shape + "; tryLock(wait, " + leaseMillis + ", MILLISECONDS) then unlock(); " + CLIENT_SETTINGS;
     }
 
     // RedissonRedLock is deprecated, but it is still the Redlock that Redisson ships and documents.
@@ -109,22 +137,6 @@ final class RedissonContender implements Contender {
 
     @Override
     public void close() {
-        RuntimeException failure = null;
-        for (RedissonClient client : clients) {
-            try {
-                // No quiet period: nothing is submitted any more, and the default 2 s per client adds up.
-                client.shutdown(0, 5, TimeUnit.SECONDS);
-            } catch (RuntimeException e) {
-                if (failure == null) {
-                    failure = e;
-                } else {
-                    failure.addSuppressed(e);
-                }
-            }
-        }
-        clients.clear();
-        if (failure != null) {
-            throw failure;
-        }
+        shutdownAll(clients);
     }
 }

@@ -168,7 +168,7 @@ final class Report {
     }
 
     /** {@code value / reference} as "x0.97", or "-" when either is missing. */
-    private static String times(double value, double reference) {
+    static String times(double value, double reference) {
         if (Double.isNaN(value) || Double.isNaN(reference) || reference == 0) {
             return "-";
         }
@@ -190,7 +190,7 @@ final class Report {
         return impls.stream().filter(i -> i.id().equals(id)).map(Impl::label).findFirst().orElse(id);
     }
 
-    private static void table(StringBuilder md, String[] headers) {
+    static void table(StringBuilder md, String[] headers) {
         md.append('|');
         for (String header : headers) {
             md.append(' ').append(header).append(" |");
@@ -202,7 +202,7 @@ final class Report {
         md.append('\n');
     }
 
-    private static void row(StringBuilder md, String... cells) {
+    static void row(StringBuilder md, String... cells) {
         md.append('|');
         for (String cell : cells) {
             md.append(' ').append(cell).append(" |");

@@ -28,6 +28,29 @@ final class Samples {
         return size;
     }
 
+    /** Adds every duration of {@code other}. */
+    void addAll(Samples other) {
+        for (int i = 0; i < other.size; i++) {
+            add(other.values[i]);
+        }
+    }
+
+    /**
+     * Returns the arithmetic mean, in nanoseconds.
+     *
+     * @return the mean, or NaN without samples
+     */
+    double mean() {
+        if (size == 0) {
+            return Double.NaN;
+        }
+        double sum = 0;
+        for (int i = 0; i < size; i++) {
+            sum += values[i];
+        }
+        return sum / size;
+    }
+
     /**
      * Returns the nearest-rank percentile, in nanoseconds.
      *
