@@ -155,7 +155,8 @@ public final class ChaosCluster implements AutoCloseable {
 
     /** {@code CLIENT PAUSE ms WRITE}: the node stops executing writes (and scripts) for that long. */
     public void clientPauseWrites(int i, Duration duration) {
-        try (Jedis jedis = servers.get(i).client()) {
+        // A generous timeout: the nemesis may have SIGSTOPped this node a moment ago; the command runs when it resumes.
+        try (Jedis jedis = servers.get(i).client(Duration.ofSeconds(10))) {
             jedis.sendCommand(redis.clients.jedis.Protocol.Command.CLIENT, "PAUSE",
                     Long.toString(duration.toMillis()), "WRITE");
         }
