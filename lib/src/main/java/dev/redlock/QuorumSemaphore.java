@@ -283,8 +283,8 @@ public final class QuorumSemaphore {
 
     /** Sleeps between passes; closing the client wakes it, and it then throws as a closed client's calls do. */
     private void sleep(long nanos) throws InterruptedException {
-        Thread sleeper = Thread.currentThread();
-        Runnable wake = () -> LockSupport.unpark(sleeper);
+        Thread waiting = Thread.currentThread();
+        Runnable wake = () -> LockSupport.unpark(waiting);
         try {
             engine.onClose(wake);
             long wakeAt = System.nanoTime() + nanos;
