@@ -194,7 +194,7 @@ public final class QuorumEngine implements AutoCloseable {
             if (waitRoom != null && waitNanos > 0 && ref.queues()) {
                 // A fair waiter (or a preferred writer) takes its place on the nodes with its first round at once, and
                 // in this client's queue now: both in the order acquisitions began, so a release wakes the head.
-                waiter = waitRoom.joinAsThread(ref.key());
+                waiter = waitRoom.joinAsThreadAt(ref.key(), ref.shape().order());
             } else if (waitRoom != null && waitNanos > 0 && waitRoom.hasWaiters(ref.key())) {
                 // Others of this client already wait for this lock: queue behind them rather than overtake them.
                 waiter = waitRoom.joinAsThread(ref.key(), ref.kind() == LockRef.Kind.READ);
@@ -642,7 +642,7 @@ public final class QuorumEngine implements AutoCloseable {
         }
         if (waitRoom != null && waitNanos > 0 && a.ref.queues()) {
             // As in acquire: in this client's queue from the start, in the order acquisitions began; first round now.
-            a.waiter = waitRoom.joinAsync(ref.key(), a::signalled);
+            a.waiter = waitRoom.joinAsyncAt(ref.key(), a::signalled, a.ref.shape().order());
             a.startRound();
         } else if (waitRoom != null && waitNanos > 0 && waitRoom.hasWaiters(ref.key())) {
             // Others of this client already wait for this lock: queue behind them rather than overtake them.

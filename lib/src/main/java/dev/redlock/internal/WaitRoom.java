@@ -1,6 +1,5 @@
 package dev.redlock.internal;
 
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
@@ -49,14 +48,17 @@ final class WaitRoom {
         private final Runnable wake;
         /** A read-write lock's reader: readers share, so one that gets in wakes the others. */
         private final boolean reader;
+        /** A queued acquisition's place on the nodes (fair lock, preferred writer); 0 when it has none. */
+        private final long place;
         /** Set by a signal, cleared when the waiter retries because of it (guarded by the key's queue). */
         private boolean signalled;
 
-        private Waiter(String key, Thread thread, Runnable wake, boolean reader) {
+        private Waiter(String key, Thread thread, Runnable wake, boolean reader, long place) {
             this.key = key;
             this.thread = thread;
             this.wake = wake;
             this.reader = reader;
+            this.place = place;
         }
 
         private void wake() {
@@ -73,7 +75,7 @@ final class WaitRoom {
 
     /** The waiters of one key, oldest first, and the releases signalled lately (guarded by the map's bin lock). */
     private static final class Queue {
-        final ArrayDeque<Waiter> waiters = new ArrayDeque<>();
+        final ArrayList<Waiter> waiters = new ArrayList<>();
         final String[] recent = new String[RECENT_RELEASES];
         int next;
 
@@ -104,7 +106,20 @@ final class WaitRoom {
 
     /** Joins the key's queue as the calling thread; {@code reader}: a read-write lock's reader. */
     Waiter joinAsThread(String key, boolean reader) {
-        return join(new Waiter(key, Thread.currentThread(), null, reader));
+        return join(new Waiter(key, Thread.currentThread(), null, reader, 0));
+    }
+
+    /**
+     * Joins the key's queue as the calling thread, at its place on the nodes: the place was taken before joining, so
+     * two threads may join in the other order, and a release must wake the one the nodes will grant.
+     */
+    Waiter joinAsThreadAt(String key, long place) {
+        return join(new Waiter(key, Thread.currentThread(), null, false, place));
+    }
+
+    /** Joins as an asynchronous acquisition at its place on the nodes (see {@link #joinAsThreadAt}). */
+    Waiter joinAsyncAt(String key, Runnable wake, long place) {
+        return join(new Waiter(key, null, wake, false, place));
     }
 
     /** Joins the key's queue as an asynchronous acquisition; {@code wake} must not block (it runs on the signaller). */
@@ -114,7 +129,7 @@ final class WaitRoom {
 
     /** Joins as an asynchronous acquisition; {@code reader}: a read-write lock's reader. */
     Waiter joinAsync(String key, Runnable wake, boolean reader) {
-        return join(new Waiter(key, null, wake, reader));
+        return join(new Waiter(key, null, wake, reader, 0));
     }
 
     private Waiter join(Waiter w) {
@@ -123,7 +138,14 @@ final class WaitRoom {
                 q = new Queue();
                 subscriptions.subscribe(k);
             }
-            q.waiters.add(w);
+            int at = q.waiters.size();
+            if (w.place != 0) {
+                // Behind every waiter without a place (they joined earlier) and every earlier place.
+                while (at > 0 && q.waiters.get(at - 1).place > w.place) {
+                    at--;
+                }
+            }
+            q.waiters.add(at, w);
             return q;
         });
         return w;

@@ -44,6 +44,19 @@ class WaitRoomTest {
     }
 
     @Test
+    void waitersWithPlacesOnTheNodesWaitInTheOrderOfTheirPlacesNotOfJoining() {
+        // Two threads took places 20 and 10, then joined in the other order: the release must wake place 10, the
+        // one the nodes will grant, or it is refused and the lock sits free until someone polls.
+        room.joinAsyncAt("k", () -> woken.add("twenty"), 20);
+        room.joinAsyncAt("k", () -> woken.add("ten"), 10);
+        room.joinAsyncAt("k", () -> woken.add("thirty"), 30);
+        room.released("k", "t1");
+        room.released("k", "t2");
+        room.released("k", "t3");
+        assertEquals(List.of("ten", "twenty", "thirty"), woken);
+    }
+
+    @Test
     void aWaiterThatRetriesAndLosesIsStillFirstInLine() {
         WaitRoom.Waiter a = join("k", "a");
         join("k", "b");
