@@ -1,0 +1,109 @@
+package dev.redlock.cli;
+
+import dev.redlock.RedlockClient;
+import dev.redlock.RedlockConfig;
+import dev.redlock.TopologyReport;
+import java.io.PrintWriter;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+/** {@code redlock check}: the topology report of the nodes, failing when the setup is unsafe for Redlock. */
+@Command(name = "check", mixinStandardHelpOptions = true, sortOptions = false,
+        description = {"Check that the nodes are safe for Redlock.", "", "Inspect the nodes for setups under which Redlock's guarantees do not hold: replicas, the same "
+                + "server configured twice, an eviction policy that can drop lock keys, persistence and identity "
+                + "(restart protection), scripts or commands the library needs but a node refuses, an even or too "
+                + "small number of nodes, and a lease too short for the per-node timeout.", ""},
+        exitCodeListHeading = "%nExit status:%n",
+        exitCodeList = {
+                "0:nothing unsafe found (nodes that could not be checked are listed as notes)",
+                "1:something is unsafe (or, with --strict, a node could not be checked)",
+                "64:bad arguments"})
+public final class CheckCommand implements Callable<Integer> {
+
+    @Mixin
+    NodeOptions nodes;
+
+    @Option(names = "--lease", paramLabel = "DURATION", converter = DurationConverter.class, defaultValue = "30s",
+            description = "The lease time the applications use, checked against the per-node timeout "
+                    + "(default: ${DEFAULT-VALUE}).")
+    Duration lease;
+
+    @Option(names = "--strict", description = "Fail also when a node could not be checked (unreachable, or it "
+            + "refuses CONFIG or INFO).")
+    boolean strict;
+
+    @Option(names = "--json", description = "Print one JSON object instead of the text report.")
+    boolean json;
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    /** Creates the command; picocli fills it in. */
+    public CheckCommand() {
+    }
+
+    /**
+     * Runs the topology check and prints the report.
+     *
+     * @return {@link ExitCodes#OK} when nothing unsafe was found, {@link ExitCodes#FINDINGS} otherwise
+     */
+    @Override
+    public Integer call() {
+        // The report is printed below; the client's own log lines of it would only repeat it.
+        System.setProperty("org.slf4j.simpleLogger.log.dev.redlock.RedlockClient", "off");
+        RedlockConfig config;
+        try {
+            config = nodes.configBuilder().leaseTime(lease).build();
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(spec.commandLine(),
+                    "Invalid --lease " + lease.toMillis() + "ms: " + Secrets.mask(e.getMessage()));
+        }
+        TopologyReport report;
+        try (RedlockClient client = RedlockClient.create(config)) {
+            report = client.check();
+        }
+        List<String> failures = mask(report.failures());
+        List<String> warnings = new ArrayList<>();
+        for (String p : report.problems()) {
+            if (!report.failures().contains(p)) {
+                warnings.add(Secrets.mask(p));
+            }
+        }
+        List<String> unchecked = mask(report.unchecked());
+        boolean unsafe = !report.problems().isEmpty() || (strict && !unchecked.isEmpty());
+        PrintWriter out = spec.commandLine().getOut();
+        if (json) {
+            Map<String, Object> doc = new LinkedHashMap<>();
+            doc.put("nodes", mask(config.nodeNames()));
+            doc.put("safe", !unsafe);
+            doc.put("failures", failures);
+            doc.put("warnings", warnings);
+            doc.put("unchecked", unchecked);
+            Json.println(out, doc);
+        } else {
+            out.printf("checked %d nodes: %s%n", config.nodeNames().size(), String.join(", ",
+                    mask(config.nodeNames())));
+            failures.forEach(f -> out.println("FAIL  " + f));
+            warnings.forEach(w -> out.println("WARN  " + w));
+            unchecked.forEach(u -> out.println("NOTE  " + u));
+            out.println(unsafe ? "UNSAFE: " + (failures.size() + warnings.size()
+                    + (strict ? unchecked.size() : 0)) + " finding(s)" : "OK: nothing unsafe found");
+            out.flush();
+        }
+        return unsafe ? ExitCodes.FINDINGS : ExitCodes.OK;
+    }
+
+    private static List<String> mask(List<String> lines) {
+        List<String> masked = new ArrayList<>();
+        lines.forEach(l -> masked.add(Secrets.mask(l)));
+        return masked;
+    }
+}

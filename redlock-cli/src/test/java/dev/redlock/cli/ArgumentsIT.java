@@ -1,0 +1,96 @@
+package dev.redlock.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.redlock.testkit.RedisNodes;
+import dev.redlock.testkit.RedisServer;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** Help, bad arguments, password masking and {@code redlock check}, through the packaged jar. */
+class ArgumentsIT {
+
+    @Test
+    void everyCommandHasHelp() throws Exception {
+        for (String command : List.of("exec", "status", "check", "chaos")) {
+            Cli.Result r = Cli.run(command, "--help");
+            assertEquals(0, r.exit(), r::toString);
+            assertTrue(r.out().startsWith("Usage: redlock " + command), r::toString);
+            assertTrue(r.out().contains("Exit status:"), r::toString);
+        }
+        Cli.Result top = Cli.run("--help");
+        assertTrue(top.out().contains("76") && top.out().contains("75"), top::toString);
+    }
+
+    @Test
+    void badArgumentsExitWith64AndNameTheOption() throws Exception {
+        Cli.Result duration = Cli.run("exec", "--nodes", "redis://127.0.0.1:1", "--name", "x", "--wait", "10q", "--",
+                "true");
+        assertEquals(ExitCodes.USAGE, duration.exit(), duration::toString);
+        assertTrue(duration.err().contains("--wait") && duration.err().contains("10q"), duration::toString);
+
+        Cli.Result noName = Cli.run("exec", "--nodes", "redis://127.0.0.1:1", "--", "true");
+        assertEquals(ExitCodes.USAGE, noName.exit(), noName::toString);
+        assertTrue(noName.err().contains("--name"), noName::toString);
+
+        Cli.Result noNodes = Cli.run("status", "x");
+        assertEquals(ExitCodes.USAGE, noNodes.exit(), noNodes::toString);
+        assertTrue(noNodes.err().contains("--nodes") && noNodes.err().contains("REDLOCK_NODES"), noNodes::toString);
+
+        Cli.Result scenario = Cli.run("chaos", "--scenario", "nope");
+        assertEquals(ExitCodes.USAGE, scenario.exit(), scenario::toString);
+        assertTrue(scenario.err().contains("--scenario") && scenario.err().contains("kill-minority"),
+                scenario::toString);
+
+        Cli.Result lease = Cli.run("exec", "--nodes", "redis://127.0.0.1:1", "--name", "x", "--lease", "10ms", "--",
+                "true");
+        assertEquals(ExitCodes.USAGE, lease.exit(), lease::toString);
+        assertTrue(lease.err().contains("--lease"), lease::toString);
+
+        Cli.Result missing = Cli.run("exec", "--nodes", "redis://127.0.0.1:1", "--name", "x", "--wait", "0s", "--",
+                "/no/such/command");
+        assertTrue(missing.exit() == ExitCodes.COMMAND_NOT_FOUND || missing.exit() == ExitCodes.NOT_ENOUGH_NODES,
+                missing::toString);
+    }
+
+    @Test
+    void passwordsNeverAppearInOutput() throws Exception {
+        String secret = "s3cret-pw";
+        Cli.Result badUri = Cli.run("status", "--nodes", "redis://:" + secret + "@127.0.0.1:notaport", "x");
+        assertEquals(ExitCodes.USAGE, badUri.exit(), badUri::toString);
+        assertFalse(badUri.out().contains(secret) || badUri.err().contains(secret), badUri::toString);
+
+        try (RedisNodes nodes = RedisNodes.start(1)) {
+            String uri = "redis://:" + secret + "@127.0.0.1:" + nodes.get(0).port();
+            for (String[] args : List.of(new String[] {"status", "--nodes", uri, "x", "--json"},
+                    new String[] {"check", "--nodes", uri, "--json"},
+                    new String[] {"exec", "--nodes", uri, "--name", "x", "--wait", "0s", "--json", "--", "true"})) {
+                Cli.Result r = Cli.run(Duration.ofSeconds(30), Map.of("REDLOCK_LOG", "debug"), args);
+                assertFalse(r.out().contains(secret) || r.err().contains(secret), r::toString);
+            }
+        }
+    }
+
+    /** The same server under two names is unsafe: exit 1 and a warning naming both, as parseable JSON. */
+    @Test
+    void checkFindsTheSameServerTwice() throws Exception {
+        try (RedisNodes nodes = RedisNodes.start(2)) {
+            RedisServer a = nodes.get(0);
+            String list = a.uri() + ",redis://localhost:" + a.port() + "," + nodes.get(1).uri();
+            Cli.Result r = Cli.run("check", "--nodes", list, "--json");
+            assertEquals(ExitCodes.FINDINGS, r.exit(), r::toString);
+            JsonNode doc = Cli.JSON.readTree(r.out());
+            assertFalse(doc.get("safe").asBoolean());
+            assertTrue(doc.get("warnings").toString().contains("same Redis server"), r::toString);
+
+            Cli.Result text = Cli.run("check", "--nodes", list);
+            assertEquals(ExitCodes.FINDINGS, text.exit(), text::toString);
+            assertTrue(text.out().contains("UNSAFE"), text::toString);
+        }
+    }
+}
