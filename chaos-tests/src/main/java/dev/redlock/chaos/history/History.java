@@ -157,14 +157,11 @@ public final class History {
           continue;
         }
         try {
-          // Parsed twice (once for the type, once by the record); histories are small enough.
-          Object type = Json.parseObject(line).get("type");
-          if ("op".equals(type)) {
-            history.add(Op.fromJson(line));
-          } else if ("nemesis".equals(type)) {
-            history.add(NemesisEvent.fromJson(line));
+          JsonLines.Line parsed = JsonLines.read(line, JsonLines.Line.class);
+          if (parsed instanceof JsonLines.OpLine op) {
+            history.add(op.toOp());
           } else {
-            throw new IllegalArgumentException("unknown \"type\": " + type);
+            history.add(((JsonLines.EventLine) parsed).toEvent());
           }
         } catch (IllegalArgumentException e) {
           throw new IllegalArgumentException(file + ":" + lineNo + ": " + e.getMessage(), e);

@@ -1,6 +1,5 @@
 package dev.redlock.chaos.history;
 
-import java.util.Map;
 import java.util.Objects;
 
 /**
@@ -37,18 +36,7 @@ public record NemesisEvent(long atNanos, String kind, int node, String detail) {
    * @return the JSON text
    */
   public String toJson() {
-    StringBuilder out = new StringBuilder(96).append('{');
-    Json.appendKey(out, "type");
-    Json.appendString(out, "nemesis");
-    Json.appendKey(out, "atNanos");
-    out.append(atNanos);
-    Json.appendKey(out, "kind");
-    Json.appendString(out, kind);
-    Json.appendKey(out, "node");
-    out.append(node);
-    Json.appendKey(out, "detail");
-    Json.appendString(out, detail);
-    return out.append('}').toString();
+    return JsonLines.write(JsonLines.EventLine.of(this));
   }
 
   /**
@@ -61,17 +49,6 @@ public record NemesisEvent(long atNanos, String kind, int node, String detail) {
    * @throws IllegalArgumentException if the text is not in that format
    */
   public static NemesisEvent fromJson(String json) {
-    Map<String, Object> o = Json.parseObject(json);
-    Json.checkShape(o, "nemesis", "atNanos", "kind", "node", "detail");
-    Object at = o.get("atNanos");
-    if (!(at instanceof Long)) {
-      throw new IllegalArgumentException("\"atNanos\" must be a number: " + json);
-    }
-    String kind = Json.getString(o, "kind");
-    if (kind == null) {
-      throw new IllegalArgumentException("\"kind\" is null: " + json);
-    }
-    return new NemesisEvent(
-        (Long) at, kind, Json.getInt(o, "node"), Json.getString(o, "detail"));
+    return JsonLines.read(json, JsonLines.EventLine.class).toEvent();
   }
 }

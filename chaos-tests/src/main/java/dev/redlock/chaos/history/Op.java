@@ -2,7 +2,6 @@ package dev.redlock.chaos.history;
 
 import java.util.Collection;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 
 /**
@@ -291,53 +290,7 @@ public record Op(
    * @return the JSON text
    */
   public String toJson() {
-    StringBuilder out = new StringBuilder(256).append('{');
-    Json.appendKey(out, "type");
-    Json.appendString(out, "op");
-    Json.appendKey(out, "client");
-    out.append(client);
-    Json.appendKey(out, "lock");
-    Json.appendString(out, lock);
-    Json.appendKey(out, "invokeNanos");
-    Json.appendNanos(out, invokeNanos);
-    Json.appendKey(out, "completeNanos");
-    Json.appendNanos(out, completeNanos);
-    Json.appendKey(out, "outcome");
-    Json.appendString(out, outcome.name());
-    Json.appendKey(out, "failure");
-    Json.appendString(out, failure);
-    Json.appendKey(out, "token");
-    Json.appendString(out, token);
-    Json.appendKey(out, "deadlineNanos");
-    Json.appendNanos(out, deadlineNanos);
-    Json.appendKey(out, "releaseNanos");
-    Json.appendNanos(out, releaseNanos);
-    Json.appendKey(out, "lostNanos");
-    Json.appendNanos(out, lostNanos);
-    Json.appendKey(out, "actNanos");
-    Json.appendNanos(out, actNanos);
-    Json.appendKey(out, "wrote");
-    out.append(wrote);
-    Json.appendKey(out, "fencingToken");
-    Json.appendNanos(out, fencingToken);
-    // The family's members only when set: a plain lock's line reads as it always did.
-    if (kind != Kind.LOCK) {
-      Json.appendKey(out, "kind");
-      Json.appendString(out, kind.name());
-    }
-    if (!resources.isEmpty()) {
-      Json.appendKey(out, "resources");
-      Json.appendStrings(out, resources);
-    }
-    if (queuedNanos != NONE) {
-      Json.appendKey(out, "queuedNanos");
-      Json.appendNanos(out, queuedNanos);
-    }
-    if (roundNanos != NONE) {
-      Json.appendKey(out, "roundNanos");
-      Json.appendNanos(out, roundNanos);
-    }
-    return out.append('}').toString();
+    return JsonLines.write(JsonLines.OpLine.of(this));
   }
 
   /**
@@ -351,64 +304,7 @@ public record Op(
    * @throws IllegalArgumentException if the text is not in that format
    */
   public static Op fromJson(String json) {
-    Map<String, Object> o = Json.parseObject(json);
-    Json.checkShape(
-        o,
-        "op",
-        "client",
-        "lock",
-        "invokeNanos",
-        "completeNanos",
-        "outcome",
-        "failure",
-        "token",
-        "deadlineNanos",
-        "releaseNanos",
-        "lostNanos",
-        "actNanos",
-        "wrote",
-        "fencingToken",
-        "kind",
-        "resources",
-        "queuedNanos",
-        "roundNanos");
-    String outcome = Json.getString(o, "outcome");
-    if (outcome == null) {
-      throw new IllegalArgumentException("\"outcome\" is null");
-    }
-    String lock = Json.getString(o, "lock");
-    if (lock == null) {
-      throw new IllegalArgumentException("\"lock\" is null");
-    }
-    return new Op(
-        Json.getInt(o, "client"),
-        lock,
-        Json.getLong(o, "invokeNanos"),
-        Json.getLong(o, "completeNanos"),
-        Outcome.valueOf(outcome),
-        Json.getString(o, "failure"),
-        Json.getString(o, "token"),
-        Json.getLong(o, "deadlineNanos"),
-        Json.getLong(o, "releaseNanos"),
-        Json.getLong(o, "lostNanos"),
-        Json.getLong(o, "actNanos"),
-        Json.getBoolean(o, "wrote"),
-        Json.getLong(o, "fencingToken"),
-        kindOf(o),
-        o.containsKey("resources") ? Json.getStrings(o, "resources") : List.of(),
-        o.containsKey("queuedNanos") ? Json.getLong(o, "queuedNanos") : NONE,
-        o.containsKey("roundNanos") ? Json.getLong(o, "roundNanos") : NONE);
-  }
-
-  private static Kind kindOf(Map<String, Object> o) {
-    if (!o.containsKey("kind")) {
-      return Kind.LOCK;
-    }
-    String kind = Json.getString(o, "kind");
-    if (kind == null) {
-      throw new IllegalArgumentException("\"kind\" is null");
-    }
-    return Kind.valueOf(kind);
+    return JsonLines.read(json, JsonLines.OpLine.class).toOp();
   }
 
   /**
@@ -474,9 +370,7 @@ public record Op(
     if (s == null) {
       return "null";
     }
-    StringBuilder out = new StringBuilder();
-    Json.appendString(out, s); // keeps a multi-line exception text on one report line
-    return out.toString();
+    return JsonLines.quote(s); // keeps a multi-line exception text on one report line
   }
 
   /**
