@@ -16,6 +16,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
+import org.HdrHistogram.Histogram;
 
 /**
  * Shows a RedLock keeping a shared counter correct while two of its five Redis masters die.
@@ -247,9 +248,13 @@ public final class Demo {
 
   private static int report(long finalCount, WorkerStats[] stats, List<Kill> kills, long elapsed,
       String settings) {
-    long[] latencies = Arrays.stream(stats).flatMapToLong(s -> Arrays.stream(s.latencies, 0,
-        s.acquisitions)).sorted().toArray();
-    int acquisitions = latencies.length;
+    Histogram latencies = new Histogram(3);
+    for (WorkerStats s : stats) {
+      for (int i = 0; i < s.acquisitions; i++) {
+        latencies.recordValue(s.latencies[i]);
+      }
+    }
+    int acquisitions = (int) latencies.getTotalCount();
     int busy = Arrays.stream(stats).mapToInt(s -> s.busy).sum();
     int notEnough = Arrays.stream(stats).mapToInt(s -> s.notEnoughNodes).sum();
     boolean ok = finalCount == TOTAL;
@@ -270,9 +275,9 @@ public final class Demo {
     line("acquisitions", String.valueOf(acquisitions));
     line("failed attempts", busy + notEnough + " (" + busy + " busy, " + notEnough
         + " not enough nodes)");
-    line("acquire latency p50", millis(percentile(latencies, 0.50)));
-    line("acquire latency p99", millis(percentile(latencies, 0.99)));
-    line("acquire latency max", millis(acquisitions == 0 ? 0 : latencies[acquisitions - 1]));
+    line("acquire latency p50", millis(latencies.getValueAtPercentile(50)));
+    line("acquire latency p99", millis(latencies.getValueAtPercentile(99)));
+    line("acquire latency max", millis(latencies.getMaxValue()));
     line("elapsed", String.format(Locale.ROOT, "%.2f s", elapsed / 1e9));
     line("nodes down", down);
     line("settings", settings);
@@ -300,15 +305,6 @@ public final class Demo {
   @FunctionalInterface
   private interface ThrowingRunnable {
     void run() throws Exception;
-  }
-
-  /** Nearest-rank percentile of sorted values. */
-  private static long percentile(long[] sorted, double p) {
-    if (sorted.length == 0) {
-      return 0;
-    }
-    int rank = (int) Math.ceil(p * sorted.length);
-    return sorted[Math.max(0, rank - 1)];
   }
 
   private static String millis(long nanos) {

@@ -7,12 +7,12 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.function.Predicate;
+import org.HdrHistogram.Histogram;
 
 /**
  * The record of a chaos run: every lock operation the workload clients attempted and every fault
@@ -182,10 +182,13 @@ public final class History {
     int acquired = 0;
     int failed = 0;
     int unknown = 0;
-    long[] latencies = new long[snapshot.size()];
+    Histogram latencies = new Histogram(3);
     for (Op op : snapshot) {
       switch (op.outcome()) {
-        case OK -> latencies[acquired++] = op.latencyNanos();
+        case OK -> {
+          acquired++;
+          latencies.recordValue(op.latencyNanos());
+        }
         case FAIL -> failed++;
         case UNKNOWN -> unknown++;
       }
@@ -194,14 +197,8 @@ public final class History {
     for (CheckResult r : results) {
       violations += r.violations().size();
     }
-    double p99Ms = Double.NaN;
-    if (acquired > 0) {
-      long[] ok = Arrays.copyOf(latencies, acquired);
-      Arrays.sort(ok);
-      // Nearest-rank percentile: the smallest latency at or above which 99% of the sample lies.
-      int rank = (int) Math.ceil(0.99 * ok.length);
-      p99Ms = ok[Math.max(rank, 1) - 1] / 1_000_000.0;
-    }
+    double p99Ms =
+        acquired == 0 ? Double.NaN : latencies.getValueAtPercentile(99) / 1_000_000.0;
     return new Summary(snapshot.size(), acquired, failed, unknown, violations, p99Ms);
   }
 
@@ -213,8 +210,9 @@ public final class History {
    * @param failed operations that did not (FAIL)
    * @param unknown operations that ended in an unexpected error (UNKNOWN)
    * @param violations total violations across the checkers' results
-   * @param p99AcquireMs nearest-rank 99th percentile of OK ops' acquire latency in milliseconds, or
-   *     NaN when nothing was acquired
+   * @param p99AcquireMs 99th percentile of OK ops' acquire latency in milliseconds (the smallest
+   *     latency that 99% of them do not exceed, to three significant digits), or NaN when nothing
+   *     was acquired
    */
   public record Summary(
       int ops, int acquired, int failed, int unknown, int violations, double p99AcquireMs) {
