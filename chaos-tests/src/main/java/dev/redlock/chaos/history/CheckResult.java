@@ -75,6 +75,18 @@ public record CheckResult(
   }
 
   /**
+   * A passing result when no violation was found, a failing one otherwise.
+   *
+   * @param checker the checker's name
+   * @param violations the violations found, possibly none (copied)
+   * @param summary what was checked and found
+   * @return VALID without violations, INVALID with them
+   */
+  public static CheckResult of(String checker, List<String> violations, String summary) {
+    return violations.isEmpty() ? valid(checker, summary) : invalid(checker, violations, summary);
+  }
+
+  /**
    * An undecided result.
    *
    * @param checker the checker's name

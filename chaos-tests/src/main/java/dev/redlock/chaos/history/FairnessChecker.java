@@ -173,9 +173,7 @@ public final class FairnessChecker implements Checker {
             + " had not (not judged); "
             + violations.size()
             + " grants overtook";
-    return violations.isEmpty()
-        ? CheckResult.valid(NAME, summary)
-        : CheckResult.invalid(NAME, violations, summary);
+    return CheckResult.of(NAME, violations, summary);
   }
 
   private static long start(Op op) {

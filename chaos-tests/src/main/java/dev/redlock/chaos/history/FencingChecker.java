@@ -87,8 +87,6 @@ public final class FencingChecker implements Checker {
             + " non-increasing steps on "
             + violations.size()
             + " locks";
-    return violations.isEmpty()
-        ? CheckResult.valid(NAME, summary)
-        : CheckResult.invalid(NAME, violations, summary);
+    return CheckResult.of(NAME, violations, summary);
   }
 }

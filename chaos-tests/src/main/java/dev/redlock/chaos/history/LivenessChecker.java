@@ -126,9 +126,7 @@ public final class LivenessChecker implements Checker {
             + "/s, "
             + violations.size()
             + " seconds below the floor";
-    return violations.isEmpty()
-        ? CheckResult.valid(NAME, summary)
-        : CheckResult.invalid(NAME, violations, summary);
+    return CheckResult.of(NAME, violations, summary);
   }
 
   /** Sorts and merges overlapping or touching intervals, so buckets can span the seam. */

@@ -71,8 +71,6 @@ public final class LostLeaseChecker implements Checker {
             + " losses reported in all), "
             + violations.size()
             + " acted without validity";
-    return violations.isEmpty()
-        ? CheckResult.valid(NAME, summary)
-        : CheckResult.invalid(NAME, violations, summary);
+    return CheckResult.of(NAME, violations, summary);
   }
 }

@@ -1,10 +1,8 @@
 package dev.redlock.chaos.history;
 
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 
 /**
  * Safety of multi-resource locks: for each resource, no two OK ops that hold it have overlapping
@@ -40,51 +38,32 @@ public final class MultiResourceChecker implements Checker {
    */
   @Override
   public CheckResult check(History history) {
-    Map<String, List<Op>> byResource = new TreeMap<>();
+    List<Op> ops = history.ops();
+    Map<String, List<Op>> byResource = Windows.byName(ops, Op::resourcesHeld);
     List<Op> multi = new ArrayList<>();
     int windows = 0;
-    for (Op op : history.ops()) {
-      if (op.outcome() != Op.Outcome.OK || op.windowEmpty()) {
-        continue;
-      }
-      windows++;
-      if (op.kind() == Op.Kind.MULTI) {
-        multi.add(op);
-      }
-      for (String name : op.resourcesHeld()) {
-        byResource.computeIfAbsent(name, k -> new ArrayList<>()).add(op);
+    for (Op op : ops) {
+      if (op.outcome() == Op.Outcome.OK && !op.windowEmpty()) {
+        windows++;
+        if (op.kind() == Op.Kind.MULTI) {
+          multi.add(op);
+        }
       }
     }
 
     List<String> violations = new ArrayList<>();
     for (Map.Entry<String, List<Op>> entry : byResource.entrySet()) {
-      List<Op> sorted = entry.getValue();
-      sorted.sort(
-          Comparator.comparingLong(Op::windowStart)
-              .thenComparingLong(Op::windowEnd)
-              .thenComparingInt(Op::client));
-      Op furthest = null;
-      for (Op op : sorted) {
-        if (furthest != null && op.windowStart() < furthest.windowEnd()) {
-          long overlap = Math.min(op.windowEnd(), furthest.windowEnd()) - op.windowStart();
-          violations.add(
-              "resource \""
-                  + entry.getKey()
-                  + "\" held twice for "
-                  + Nanos.ms(overlap)
-                  + ": client "
-                  + furthest.client()
-                  + " "
-                  + furthest
-                  + " overlaps client "
-                  + op.client()
-                  + " "
-                  + op);
-        }
-        if (furthest == null || op.windowEnd() > furthest.windowEnd()) {
-          furthest = op;
-        }
-      }
+      Windows.sweepOverlaps(
+          entry.getValue(),
+          op -> true,
+          (earlier, later, nanos) ->
+              violations.add(
+                  "resource \""
+                      + entry.getKey()
+                      + "\" held twice for "
+                      + Nanos.ms(nanos)
+                      + ": "
+                      + Windows.overlapping(earlier, later)));
     }
 
     String summary =
@@ -94,29 +73,10 @@ public final class MultiResourceChecker implements Checker {
             + " multi-resource) on "
             + byResource.size()
             + " resources checked, at most "
-            + mostAtOnce(multi)
+            + Windows.mostAtOnce(multi)
             + " multi-resource leases at once, "
             + violations.size()
             + " overlaps";
-    return violations.isEmpty()
-        ? CheckResult.valid(NAME, summary)
-        : CheckResult.invalid(NAME, violations, summary);
-  }
-
-  /** The most windows open at one instant; at one instant ends come before starts. */
-  private static int mostAtOnce(List<Op> ops) {
-    List<long[]> edges = new ArrayList<>();
-    for (Op op : ops) {
-      edges.add(new long[] {op.windowStart(), 1});
-      edges.add(new long[] {op.windowEnd(), -1});
-    }
-    edges.sort(Comparator.<long[]>comparingLong(e -> e[0]).thenComparingLong(e -> e[1]));
-    int open = 0;
-    int most = 0;
-    for (long[] e : edges) {
-      open += (int) e[1];
-      most = Math.max(most, open);
-    }
-    return most;
+    return CheckResult.of(NAME, violations, summary);
   }
 }

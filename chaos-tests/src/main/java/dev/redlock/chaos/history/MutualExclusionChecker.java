@@ -1,10 +1,8 @@
 package dev.redlock.chaos.history;
 
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 
 /**
  * Safety: for each lock, no two OK ops' holding windows ({@link Op#windowStart()} to {@link
@@ -32,51 +30,29 @@ public final class MutualExclusionChecker implements Checker {
    */
   @Override
   public CheckResult check(History history) {
-    // TreeMap: locks are reported in a stable order, so two runs of the checker read the same.
-    Map<String, List<Op>> byLock = new TreeMap<>();
+    List<Op> ops = history.ops();
     int empty = 0;
-    int windows = 0;
-    for (Op op : history.ops()) {
-      if (op.outcome() != Op.Outcome.OK) {
-        continue;
-      }
-      if (op.windowEmpty()) {
+    for (Op op : ops) {
+      if (op.outcome() == Op.Outcome.OK && op.windowEmpty()) {
         empty++;
-        continue;
       }
-      windows++;
-      byLock.computeIfAbsent(op.lock(), k -> new ArrayList<>()).add(op);
     }
-
+    Map<String, List<Op>> byLock = Windows.byName(ops, op -> List.of(op.lock()));
+    int windows = 0;
     List<String> violations = new ArrayList<>();
     for (Map.Entry<String, List<Op>> entry : byLock.entrySet()) {
-      List<Op> sorted = entry.getValue();
-      sorted.sort(
-          Comparator.comparingLong(Op::windowStart)
-              .thenComparingLong(Op::windowEnd)
-              .thenComparingInt(Op::client));
-      Op furthest = null;
-      for (Op op : sorted) {
-        if (furthest != null && op.windowStart() < furthest.windowEnd()) {
-          long overlap = Math.min(op.windowEnd(), furthest.windowEnd()) - op.windowStart();
-          violations.add(
-              "lock \""
-                  + entry.getKey()
-                  + "\" held twice for "
-                  + Nanos.ms(overlap)
-                  + ": client "
-                  + furthest.client()
-                  + " "
-                  + furthest
-                  + " overlaps client "
-                  + op.client()
-                  + " "
-                  + op);
-        }
-        if (furthest == null || op.windowEnd() > furthest.windowEnd()) {
-          furthest = op;
-        }
-      }
+      windows += entry.getValue().size();
+      Windows.sweepOverlaps(
+          entry.getValue(),
+          op -> true,
+          (earlier, later, nanos) ->
+              violations.add(
+                  "lock \""
+                      + entry.getKey()
+                      + "\" held twice for "
+                      + Nanos.ms(nanos)
+                      + ": "
+                      + Windows.overlapping(earlier, later)));
     }
 
     String summary =
@@ -88,8 +64,6 @@ public final class MutualExclusionChecker implements Checker {
             + " empty windows ignored, "
             + violations.size()
             + " overlaps";
-    return violations.isEmpty()
-        ? CheckResult.valid(NAME, summary)
-        : CheckResult.invalid(NAME, violations, summary);
+    return CheckResult.of(NAME, violations, summary);
   }
 }

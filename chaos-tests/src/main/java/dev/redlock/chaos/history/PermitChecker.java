@@ -3,7 +3,6 @@ package dev.redlock.chaos.history;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 
 /**
  * Safety of a semaphore: for each semaphore (an op's {@link Op#lock()}), at no instant are more than {@code permits}
@@ -41,47 +40,26 @@ public final class PermitChecker implements Checker {
    */
   @Override
   public CheckResult check(History history) {
-    Map<String, List<Op>> bySemaphore = new TreeMap<>();
-    int windows = 0;
-    for (Op op : history.ops()) {
-      if (op.outcome() == Op.Outcome.OK && !op.windowEmpty()) {
-        windows++;
-        bySemaphore.computeIfAbsent(op.lock(), k -> new ArrayList<>()).add(op);
-      }
-    }
+    Map<String, List<Op>> bySemaphore = Windows.byName(history.ops(), op -> List.of(op.lock()));
     List<String> violations = new ArrayList<>();
-    int most = 0;
+    int windows = 0;
+    int[] most = {0};
     for (Map.Entry<String, List<Op>> entry : bySemaphore.entrySet()) {
-      // +1 at a start, -1 at an end; at one instant ends come first (touching windows are fine).
-      List<long[]> edges = new ArrayList<>();
-      List<Op> ops = entry.getValue();
-      for (int i = 0; i < ops.size(); i++) {
-        edges.add(new long[] {ops.get(i).windowStart(), 1, i});
-        edges.add(new long[] {ops.get(i).windowEnd(), -1, i});
-      }
-      edges.sort((a, b) -> a[0] != b[0] ? Long.compare(a[0], b[0]) : Long.compare(a[1], b[1]));
-      java.util.Set<Integer> open = new java.util.LinkedHashSet<>();
-      for (long[] e : edges) {
-        if (e[1] < 0) {
-          open.remove((int) e[2]);
-          continue;
-        }
-        open.add((int) e[2]);
-        most = Math.max(most, open.size());
+      windows += entry.getValue().size();
+      Windows.sweepOpen(entry.getValue(), open -> {
+        most[0] = Math.max(most[0], open.size());
         if (open.size() > permits) {
           StringBuilder v = new StringBuilder("semaphore \"").append(entry.getKey()).append("\" held ")
               .append(open.size()).append(" times at once (").append(permits).append(" permits):");
-          for (int i : open) {
-            v.append(" client ").append(ops.get(i).client()).append(' ').append(ops.get(i));
+          for (Op op : open) {
+            v.append(" client ").append(op.client()).append(' ').append(op);
           }
           violations.add(v.toString());
         }
-      }
+      });
     }
     String summary = windows + " holding windows on " + bySemaphore.size() + " semaphores checked, at most "
-        + most + " held at once, " + violations.size() + " excesses";
-    return violations.isEmpty()
-        ? CheckResult.valid(NAME, summary)
-        : CheckResult.invalid(NAME, violations, summary);
+        + most[0] + " held at once, " + violations.size() + " excesses";
+    return CheckResult.of(NAME, violations, summary);
   }
 }

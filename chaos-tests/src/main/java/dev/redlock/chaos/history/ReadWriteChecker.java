@@ -1,10 +1,8 @@
 package dev.redlock.chaos.history;
 
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 
 /**
  * Safety of a read-write lock: for each lock (an op's {@link Op#lock()}), no OK writer's holding
@@ -40,62 +38,32 @@ public final class ReadWriteChecker implements Checker {
    */
   @Override
   public CheckResult check(History history) {
-    Map<String, List<Op>> byLock = new TreeMap<>();
+    Map<String, List<Op>> byLock = Windows.byName(history.ops(), op -> List.of(op.lock()));
     int readers = 0;
     int writers = 0;
-    for (Op op : history.ops()) {
-      if (op.outcome() != Op.Outcome.OK || op.windowEmpty()) {
-        continue;
-      }
-      if (isReader(op)) {
-        readers++;
-      } else {
-        writers++;
-      }
-      byLock.computeIfAbsent(op.lock(), k -> new ArrayList<>()).add(op);
-    }
-
-    List<String> violations = new ArrayList<>();
     int mostReaders = 0;
+    List<String> violations = new ArrayList<>();
     for (Map.Entry<String, List<Op>> entry : byLock.entrySet()) {
       List<Op> sorted = entry.getValue();
-      sorted.sort(
-          Comparator.comparingLong(Op::windowStart)
-              .thenComparingLong(Op::windowEnd)
-              .thenComparingInt(Op::client));
-      Op furthest = null;
-      Op furthestWriter = null;
-      for (Op op : sorted) {
-        Op excludedBy = isReader(op) ? furthestWriter : furthest;
-        if (excludedBy != null && op.windowStart() < excludedBy.windowEnd()) {
-          long overlap = Math.min(op.windowEnd(), excludedBy.windowEnd()) - op.windowStart();
-          violations.add(
-              "lock \""
-                  + entry.getKey()
-                  + "\" "
-                  + role(excludedBy)
-                  + " and "
-                  + role(op)
-                  + " held it together for "
-                  + Nanos.ms(overlap)
-                  + ": client "
-                  + excludedBy.client()
-                  + " "
-                  + excludedBy
-                  + " overlaps client "
-                  + op.client()
-                  + " "
-                  + op);
-        }
-        if (furthest == null || op.windowEnd() > furthest.windowEnd()) {
-          furthest = op;
-        }
-        if (!isReader(op)
-            && (furthestWriter == null || op.windowEnd() > furthestWriter.windowEnd())) {
-          furthestWriter = op;
-        }
-      }
-      mostReaders = Math.max(mostReaders, mostReadersAtOnce(sorted));
+      List<Op> readersHere = sorted.stream().filter(ReadWriteChecker::isReader).toList();
+      readers += readersHere.size();
+      writers += sorted.size() - readersHere.size();
+      Windows.sweepOverlaps(
+          sorted,
+          op -> !isReader(op),
+          (earlier, later, nanos) ->
+              violations.add(
+                  "lock \""
+                      + entry.getKey()
+                      + "\" "
+                      + role(earlier)
+                      + " and "
+                      + role(later)
+                      + " held it together for "
+                      + Nanos.ms(nanos)
+                      + ": "
+                      + Windows.overlapping(earlier, later)));
+      mostReaders = Math.max(mostReaders, Windows.mostAtOnce(readersHere));
     }
 
     String summary =
@@ -109,9 +77,7 @@ public final class ReadWriteChecker implements Checker {
             + " readers at once, "
             + violations.size()
             + " overlaps with a writer";
-    return violations.isEmpty()
-        ? CheckResult.valid(NAME, summary)
-        : CheckResult.invalid(NAME, violations, summary);
+    return CheckResult.of(NAME, violations, summary);
   }
 
   private static boolean isReader(Op op) {
@@ -120,24 +86,5 @@ public final class ReadWriteChecker implements Checker {
 
   private static String role(Op op) {
     return isReader(op) ? "a reader" : "a writer";
-  }
-
-  /** The most reader windows open at one instant; at one instant ends come before starts. */
-  private static int mostReadersAtOnce(List<Op> ops) {
-    List<long[]> edges = new ArrayList<>();
-    for (Op op : ops) {
-      if (isReader(op)) {
-        edges.add(new long[] {op.windowStart(), 1});
-        edges.add(new long[] {op.windowEnd(), -1});
-      }
-    }
-    edges.sort(Comparator.<long[]>comparingLong(e -> e[0]).thenComparingLong(e -> e[1]));
-    int open = 0;
-    int most = 0;
-    for (long[] e : edges) {
-      open += (int) e[1];
-      most = Math.max(most, open);
-    }
-    return most;
   }
 }
