@@ -48,8 +48,8 @@ import org.junit.jupiter.api.Test;
  * a fair acquisition's queue place; so places of different clients are ordered as their starts are, and fairness is
  * judged across clients as well as within each.
  *
- * <p>Kept short: four scenarios of 2 seconds each (and a 1-second control), five times longer under
- * {@code -Dchaos.full=true} (the control excepted), add less than a minute to the full suite.
+ * <p>Kept short: four scenarios of 2 seconds each (and a 1-second control), twice as long under {@code -Pchaos-full}
+ * and five times under {@code -Pchaos-long} (the control excepted).
  */
 class LockFamilyScenariosTest extends ChaosTestBase {
 
