@@ -14,6 +14,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.knowm.xchart.AnnotationLine;
+import org.knowm.xchart.AnnotationText;
 import org.knowm.xchart.BitmapEncoder;
 import org.knowm.xchart.XYChart;
 import org.knowm.xchart.XYChartBuilder;
@@ -116,12 +117,23 @@ public final class Timeline {
         st.setLegendBorderColor(Color.WHITE);
         st.setLegendFont(new Font(Font.SANS_SERIF, Font.PLAIN, 12));
         st.setAxisTickLabelsFont(new Font(Font.SANS_SERIF, Font.PLAIN, 12));
-        st.setXAxisMin(0.0);
+        // Row names sit left of zero, as text annotations: XChart's y-axis ticks cannot be pinned to the rows.
+        double labels = seconds * 0.07;
+        st.setXAxisMin(-labels);
         st.setXAxisMax(seconds);
+        st.setxAxisTickLabelsFormattingFunction(v -> v < -1e-9 ? " " : String.format(java.util.Locale.ROOT, "%.0f",
+                v));
         st.setYAxisMin(0.4);
         st.setYAxisMax(rows + 0.6);
-        st.setYAxisTickMarkSpacingHint(20);
-        st.setyAxisTickLabelsFormattingFunction(v -> rowLabel(v, clients, nodes));
+        st.setYAxisTicksVisible(false);
+        st.setAnnotationTextFont(new Font(Font.SANS_SERIF, Font.PLAIN, 13));
+        st.setAnnotationTextFontColor(new Color(0x333333));
+        for (int r = 1; r <= rows; r++) {
+            String label = rowLabel(r, clients, nodes);
+            if (!label.isBlank()) {
+                chart.addAnnotation(new AnnotationText(label, -labels / 2, r, false));
+            }
+        }
         st.setAnnotationLineColor(VIOLATION);
         st.setAnnotationLineStroke(new BasicStroke(1.2f, BasicStroke.CAP_BUTT, BasicStroke.JOIN_MITER, 10f,
                 new float[] {4f, 3f}, 0f));
