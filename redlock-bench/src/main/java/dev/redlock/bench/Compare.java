@@ -179,8 +179,8 @@ public final class Compare {
 
     private static void latencyPhase(Contender c, Results results) throws InterruptedException {
         String phase = "latency";
-        Samples acquire = new Samples(LATENCY_SAMPLES);
-        Samples cycle = new Samples(LATENCY_SAMPLES);
+        Samples acquire = new Samples();
+        Samples cycle = new Samples();
         Failures failures = new Failures();
         Failures warmupFailures = new Failures();
         try (Contender.Handle handle = open(c, phase)) {
@@ -245,7 +245,7 @@ public final class Compare {
         // Who called release last, and when; the lock itself orders the writes of one holder before the reads of
         // the next.
         AtomicReference<ReleaseStamp> lastRelease = new AtomicReference<>();
-        Samples handoffs = new Samples(1024);
+        Samples handoffs = new Samples();
         Failures failures = new Failures();
         long[] wall = new long[2];
         String sharedName = c.id() + ":contended";
@@ -304,9 +304,9 @@ public final class Compare {
 
     /** One thread acquiring and releasing for the whole window: cycles per second, failures and latencies. */
     private static void faultPhase(Contender c, String state, Results results) throws InterruptedException {
-        Samples acquire = new Samples(1024);
-        Samples failed = new Samples(64);
-        Samples release = new Samples(1024);
+        Samples acquire = new Samples();
+        Samples failed = new Samples();
+        Samples release = new Samples();
         Failures failures = new Failures();
         int attempts = 0;
         long[] wall = new long[2];

@@ -106,8 +106,8 @@ public final class Contention {
         List<Throwable> errors = java.util.Collections.synchronizedList(new ArrayList<>());
         for (int i = 0; i < threads; i++) {
             int worker = i;
-            Samples wait = new Samples(4096);
-            Samples handoff = new Samples(4096);
+            Samples wait = new Samples();
+            Samples handoff = new Samples();
             waits.add(wait);
             handoffs.add(handoff);
             Thread t = new Thread(() -> {
@@ -168,7 +168,7 @@ public final class Contention {
     }
 
     private static Samples merge(List<Samples> parts) {
-        Samples all = new Samples(1024);
+        Samples all = new Samples();
         for (Samples s : parts) {
             all.addAll(s);
         }

@@ -263,7 +263,7 @@ public final class Family {
     private static void uncontended(Contender c, String phase, boolean shared, List<RedisServer> servers,
             Results results) throws Exception {
         System.err.printf("[family] %-30s %s%n", phase, c.label());
-        Samples cycle = new Samples(8192);
+        Samples cycle = new Samples();
         Failures failures = new Failures();
         String name = c.id() + ":" + phase;
         long elapsed;
@@ -354,8 +354,8 @@ public final class Family {
         for (int i = 0; i < threads; i++) {
             int worker = i;
             waitingSince.set(worker, Long.MAX_VALUE);
-            Samples readWait = new Samples(1024);
-            Samples writeWait = new Samples(1024);
+            Samples readWait = new Samples();
+            Samples writeWait = new Samples();
             readWaits.add(readWait);
             writeWaits.add(writeWait);
             Thread t = new Thread(() -> {
@@ -467,13 +467,13 @@ public final class Family {
             }
         }
 
-        Samples readWait = new Samples(1024);
-        Samples writeWait = new Samples(1024);
+        Samples readWait = new Samples();
+        Samples writeWait = new Samples();
         for (int i = 0; i < threads; i++) {
             readWait.addAll(readWaits.get(i));
             writeWait.addAll(writeWaits.get(i));
         }
-        Samples wait = new Samples(readWait.size() + writeWait.size());
+        Samples wait = new Samples();
         wait.addAll(readWait);
         wait.addAll(writeWait);
         String id = c.id();

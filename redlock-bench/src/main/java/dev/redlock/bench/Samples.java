@@ -1,38 +1,27 @@
 package dev.redlock.bench;
 
-import java.util.Arrays;
+import org.HdrHistogram.Histogram;
 
-/** A growable list of nanosecond durations with nearest-rank percentiles. Not thread-safe. */
+/**
+ * Nanosecond durations kept in an HdrHistogram (three significant digits, any range), with its percentiles and mean.
+ * Not thread-safe.
+ */
 final class Samples {
 
-    private long[] values;
-    private int size;
+    private final Histogram histogram = new Histogram(3);
 
-    Samples(int initialCapacity) {
-        values = new long[Math.max(16, initialCapacity)];
-    }
-
+    /** Records one duration, in nanoseconds (negative ones, from a clock read out of order, count as 0). */
     void add(long nanos) {
-        if (size == values.length) {
-            values = Arrays.copyOf(values, size * 2);
-        }
-        values[size++] = nanos;
-    }
-
-    /** The {@code i}-th duration added, in nanoseconds. */
-    long get(int i) {
-        return values[i];
+        histogram.recordValue(Math.max(0, nanos));
     }
 
     int size() {
-        return size;
+        return (int) histogram.getTotalCount();
     }
 
     /** Adds every duration of {@code other}. */
     void addAll(Samples other) {
-        for (int i = 0; i < other.size; i++) {
-            add(other.values[i]);
-        }
+        histogram.add(other.histogram);
     }
 
     /**
@@ -41,29 +30,16 @@ final class Samples {
      * @return the mean, or NaN without samples
      */
     double mean() {
-        if (size == 0) {
-            return Double.NaN;
-        }
-        double sum = 0;
-        for (int i = 0; i < size; i++) {
-            sum += values[i];
-        }
-        return sum / size;
+        return size() == 0 ? Double.NaN : histogram.getMean();
     }
 
     /**
-     * Returns the nearest-rank percentile, in nanoseconds.
+     * Returns the percentile: the smallest duration that a fraction {@code p} of the samples do not exceed.
      *
      * @param p in (0, 1], e.g. 0.999
-     * @return the percentile, or NaN without samples
+     * @return the percentile in nanoseconds, or NaN without samples
      */
     double percentile(double p) {
-        if (size == 0) {
-            return Double.NaN;
-        }
-        long[] sorted = Arrays.copyOf(values, size);
-        Arrays.sort(sorted);
-        int rank = (int) Math.ceil(p * size);
-        return sorted[Math.min(size, Math.max(1, rank)) - 1];
+        return size() == 0 ? Double.NaN : histogram.getValueAtPercentile(p * 100);
     }
 }
