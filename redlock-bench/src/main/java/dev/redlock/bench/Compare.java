@@ -12,7 +12,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
@@ -112,7 +111,7 @@ public final class Compare {
                 }
                 runAllPhases(contenders, nodes.get(FAULT_NODE), results);
             } finally {
-                closeAll(contenders);
+                Cleanup.eachInReverse(contenders, Contender::close);
             }
         }
 
@@ -434,39 +433,18 @@ public final class Compare {
      */
     private static void runWorkers(Contender c, String phase, int threads, Failures failures, String sharedName,
             Body body, Runnable atStart, Runnable atEnd) throws InterruptedException {
-        CountDownLatch ready = new CountDownLatch(threads);
         CountDownLatch go = new CountDownLatch(1);
         AtomicBoolean stop = new AtomicBoolean();
         AtomicReference<Window> window = new AtomicReference<>();
-        List<Thread> workers = new ArrayList<>();
-        for (int i = 0; i < threads; i++) {
-            int index = i;
-            String lockName = sharedName != null ? sharedName : c.id() + ":" + phase + ":" + i;
-            Thread worker = new Thread(() -> {
-                boolean counted = false;
-                try (Contender.Handle handle = c.open(lockName)) {
-                    ready.countDown();
-                    counted = true;
-                    go.await();
-                    body.run(index, handle, window.get(), stop);
-                } catch (InterruptedException e) {
-                    failures.error(e);
-                    Thread.currentThread().interrupt();
-                } catch (Exception e) {
-                    failures.error(e);
-                } finally {
-                    if (!counted) {
-                        ready.countDown();
-                    }
-                }
-            }, "compare-" + c.id() + "-" + phase + "-" + i);
-            worker.setDaemon(true); // a stuck worker must not keep the JVM (and the redis-servers) alive
-            workers.add(worker);
-            worker.start();
-        }
-        if (!ready.await(30, TimeUnit.SECONDS)) {
-            failures.error(new IllegalStateException("workers did not open their handles within 30 s"));
-        }
+        Workers workers = Workers.start("compare-" + c.id() + "-" + phase, threads, failures, (index, ready) -> {
+            String lockName = sharedName != null ? sharedName : c.id() + ":" + phase + ":" + index;
+            try (Contender.Handle handle = c.open(lockName)) {
+                ready.run();
+                go.await();
+                body.run(index, handle, window.get(), stop);
+            }
+        });
+        workers.awaitReady();
         long start = System.nanoTime() + WARMUP.toNanos();
         Window w = new Window(start, start + MEASURE.toNanos());
         window.set(w);
@@ -476,16 +454,7 @@ public final class Compare {
         parkUntil(w.end());
         atEnd.run();
         stop.set(true);
-        long joinDeadline = System.nanoTime() + JOIN_TIMEOUT.toNanos();
-        for (Thread worker : workers) {
-            worker.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(joinDeadline - System.nanoTime())));
-            if (worker.isAlive()) {
-                failures.error(new IllegalStateException(worker.getName() + " did not stop within "
-                        + JOIN_TIMEOUT.toSeconds() + " s; interrupted"));
-                worker.interrupt();
-                worker.join(TimeUnit.SECONDS.toMillis(5));
-            }
-        }
+        workers.join(JOIN_TIMEOUT);
     }
 
     /** Paces the main thread to a phase boundary; the workers never wait on this. */
@@ -500,24 +469,6 @@ public final class Compare {
             return os.getProcessCpuTime();
         }
         return -1;
-    }
-
-    private static void closeAll(List<Contender> contenders) {
-        RuntimeException failure = null;
-        for (int i = contenders.size() - 1; i >= 0; i--) {
-            try {
-                contenders.get(i).close();
-            } catch (RuntimeException e) {
-                if (failure == null) {
-                    failure = e;
-                } else {
-                    failure.addSuppressed(e);
-                }
-            }
-        }
-        if (failure != null) {
-            throw failure;
-        }
     }
 
     /**

@@ -17,8 +17,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.SplittableRandom;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLongArray;
@@ -239,21 +237,7 @@ public final class Family {
                 phases.run(c, results);
             }
         } finally {
-            RuntimeException failure = null;
-            for (Contender c : contenders) {
-                try {
-                    c.close();
-                } catch (RuntimeException e) {
-                    if (failure == null) {
-                        failure = e;
-                    } else {
-                        failure.addSuppressed(e);
-                    }
-                }
-            }
-            if (failure != null) {
-                throw failure;
-            }
+            Cleanup.each(contenders, Contender::close);
         }
     }
 
@@ -349,102 +333,83 @@ public final class Family {
         AtomicLongArray waitingSince = new AtomicLongArray(threads);
         List<Samples> readWaits = new ArrayList<>();
         List<Samples> writeWaits = new ArrayList<>();
-        List<Thread> workers = new ArrayList<>();
-        CountDownLatch ready = new CountDownLatch(threads);
         for (int i = 0; i < threads; i++) {
-            int worker = i;
-            waitingSince.set(worker, Long.MAX_VALUE);
-            Samples readWait = new Samples();
-            Samples writeWait = new Samples();
-            readWaits.add(readWait);
-            writeWaits.add(writeWait);
-            Thread t = new Thread(() -> {
-                boolean counted = false;
-                try (Contender.Handle write = c.open(name);
-                        Contender.Handle read = writeShare < 1
-                                ? ((FamilyContenders.Shared) c).openShared(name) : null) {
-                    ready.countDown();
-                    counted = true;
-                    SplittableRandom random = new SplittableRandom(worker);
-                    while (!stop.get()) {
-                        boolean exclusive = writeShare >= 1 || random.nextDouble() < writeShare;
-                        Contender.Handle handle = exclusive ? write : read;
-                        long t0 = System.nanoTime();
-                        waitingSince.set(worker, t0);
-                        boolean acquired;
-                        try {
-                            acquired = handle.acquire(WAIT_MILLIS);
-                        } catch (InterruptedException e) {
-                            throw e;
-                        } catch (Exception e) {
-                            waitingSince.set(worker, Long.MAX_VALUE);
-                            failures.error(e);
-                            continue;
-                        }
-                        long granted = System.nanoTime();
+            waitingSince.set(i, Long.MAX_VALUE);
+            readWaits.add(new Samples());
+            writeWaits.add(new Samples());
+        }
+        Workers workers = Workers.start("family-" + c.id() + "-" + phase, threads, failures, (worker, ready) -> {
+            Samples readWait = readWaits.get(worker);
+            Samples writeWait = writeWaits.get(worker);
+            try (Contender.Handle write = c.open(name);
+                    Contender.Handle read = writeShare < 1
+                            ? ((FamilyContenders.Shared) c).openShared(name) : null) {
+                ready.run();
+                SplittableRandom random = new SplittableRandom(worker);
+                while (!stop.get()) {
+                    boolean exclusive = writeShare >= 1 || random.nextDouble() < writeShare;
+                    Contender.Handle handle = exclusive ? write : read;
+                    long t0 = System.nanoTime();
+                    waitingSince.set(worker, t0);
+                    boolean acquired;
+                    try {
+                        acquired = handle.acquire(WAIT_MILLIS);
+                    } catch (InterruptedException e) {
+                        throw e;
+                    } catch (Exception e) {
                         waitingSince.set(worker, Long.MAX_VALUE);
-                        boolean measured = measuring.get();
-                        if (!acquired) {
-                            if (measured) {
-                                timedOut.increment();
-                            }
-                            continue;
-                        }
-                        // The JVM's own view of the holders, taken inside the hold: [grant, release call).
-                        if (exclusive) {
-                            int now = holders.incrementAndGet();
-                            maxHolders.accumulateAndGet(now, Math::max);
-                            if (now > limit || readers.get() > 0) {
-                                violations.increment();
-                            }
-                        } else {
-                            maxHolders.accumulateAndGet(readers.incrementAndGet(), Math::max);
-                            if (holders.get() > 0) {
-                                violations.increment();
-                            }
-                        }
+                        failures.error(e);
+                        continue;
+                    }
+                    long granted = System.nanoTime();
+                    waitingSince.set(worker, Long.MAX_VALUE);
+                    boolean measured = measuring.get();
+                    if (!acquired) {
                         if (measured) {
-                            sections.increment();
-                            if (exclusive) {
-                                exclusiveSections.increment();
-                                writeWait.add(granted - t0);
-                            } else {
-                                readWait.add(granted - t0);
-                            }
-                            if (orderCheck && startedBefore(waitingSince, worker, t0)) {
-                                overtaken.increment();
-                            }
+                            timedOut.increment();
                         }
-                        // Empty critical section.
-                        if (exclusive) {
-                            holders.decrementAndGet();
-                        } else {
-                            readers.decrementAndGet();
+                        continue;
+                    }
+                    // The JVM's own view of the holders, taken inside the hold: [grant, release call).
+                    if (exclusive) {
+                        int now = holders.incrementAndGet();
+                        maxHolders.accumulateAndGet(now, Math::max);
+                        if (now > limit || readers.get() > 0) {
+                            violations.increment();
                         }
-                        try {
-                            handle.release();
-                        } catch (Exception e) {
-                            failures.releaseError(e);
+                    } else {
+                        maxHolders.accumulateAndGet(readers.incrementAndGet(), Math::max);
+                        if (holders.get() > 0) {
+                            violations.increment();
                         }
                     }
-                } catch (InterruptedException e) {
-                    failures.error(e);
-                    Thread.currentThread().interrupt();
-                } catch (Exception e) {
-                    failures.error(e);
-                } finally {
-                    if (!counted) {
-                        ready.countDown();
+                    if (measured) {
+                        sections.increment();
+                        if (exclusive) {
+                            exclusiveSections.increment();
+                            writeWait.add(granted - t0);
+                        } else {
+                            readWait.add(granted - t0);
+                        }
+                        if (orderCheck && startedBefore(waitingSince, worker, t0)) {
+                            overtaken.increment();
+                        }
+                    }
+                    // Empty critical section.
+                    if (exclusive) {
+                        holders.decrementAndGet();
+                    } else {
+                        readers.decrementAndGet();
+                    }
+                    try {
+                        handle.release();
+                    } catch (Exception e) {
+                        failures.releaseError(e);
                     }
                 }
-            }, "family-" + c.id() + "-" + phase + "-" + i);
-            t.setDaemon(true); // a stuck worker must not keep the JVM (and the redis-servers) alive
-            workers.add(t);
-            t.start();
-        }
-        if (!ready.await(30, TimeUnit.SECONDS)) {
-            failures.error(new IllegalStateException("workers did not open their handles within 30 s"));
-        }
+            }
+        });
+        workers.awaitReady();
         Compare.parkUntil(System.nanoTime() + WARMUP.toNanos());
         long commandsBefore = Contention.commands(servers);
         ForeignCpu other = ForeignCpu.start();
@@ -456,16 +421,7 @@ public final class Family {
         double foreign = other.percent();
         long commandsAfter = Contention.commands(servers);
         stop.set(true);
-        long joinDeadline = System.nanoTime() + JOIN_TIMEOUT.toNanos();
-        for (Thread t : workers) {
-            t.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(joinDeadline - System.nanoTime())));
-            if (t.isAlive()) {
-                failures.error(new IllegalStateException(t.getName() + " did not stop within "
-                        + JOIN_TIMEOUT.toSeconds() + " s; interrupted"));
-                t.interrupt();
-                t.join(TimeUnit.SECONDS.toMillis(5));
-            }
-        }
+        workers.join(JOIN_TIMEOUT);
 
         Samples readWait = new Samples();
         Samples writeWait = new Samples();

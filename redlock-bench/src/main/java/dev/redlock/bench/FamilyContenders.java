@@ -188,7 +188,7 @@ final class FamilyContenders {
     static final class Theirs implements Shared {
 
         private final Flavor flavor;
-        private final List<RedissonClient> clients = new ArrayList<>();
+        private final List<RedissonClient> clients;
         private final int nodes;
         private final long leaseMillis;
 
@@ -197,14 +197,7 @@ final class FamilyContenders {
             this.leaseMillis = lease.toMillis();
             List<String> targets = flavor == Flavor.RED_LOCKS_IN_ORDER ? uris : uris.subList(0, 1);
             this.nodes = targets.size();
-            try {
-                for (String uri : targets) {
-                    clients.add(RedissonContender.newClient(uri));
-                }
-            } catch (RuntimeException e) {
-                close(); // never leak the clients that did start
-                throw e;
-            }
+            this.clients = RedissonContender.newClients(targets);
         }
 
         @Override
@@ -326,21 +319,7 @@ final class FamilyContenders {
 
                 /** Unlocks the first {@code count} locks, last first; throws the first failure after trying all. */
                 private void unlock(int count) {
-                    RuntimeException failure = null;
-                    for (int i = count - 1; i >= 0; i--) {
-                        try {
-                            locks.get(i).unlock();
-                        } catch (RuntimeException e) {
-                            if (failure == null) {
-                                failure = e;
-                            } else {
-                                failure.addSuppressed(e);
-                            }
-                        }
-                    }
-                    if (failure != null) {
-                        throw failure;
-                    }
+                    Cleanup.eachInReverse(locks.subList(0, count), RLock::unlock);
                 }
             };
         }

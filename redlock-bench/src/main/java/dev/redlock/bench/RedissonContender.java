@@ -28,21 +28,31 @@ final class RedissonContender implements Contender {
     static final int CONNECT_TIMEOUT_MILLIS = 1000;
 
     private final Kind kind;
-    private final List<RedissonClient> clients = new ArrayList<>();
+    private final List<RedissonClient> clients;
     private final long leaseMillis;
 
     RedissonContender(Kind kind, List<String> uris, Duration lease) {
         this.kind = kind;
         this.leaseMillis = lease.toMillis();
-        List<String> targets = kind == Kind.SINGLE ? uris.subList(0, 1) : uris;
+        this.clients = newClients(kind == Kind.SINGLE ? uris.subList(0, 1) : uris);
+    }
+
+    /** One client per node ({@link #newClient}); if one cannot start, the ones that did are shut down. */
+    static List<RedissonClient> newClients(List<String> uris) {
+        List<RedissonClient> clients = new ArrayList<>();
         try {
-            for (String uri : targets) {
+            for (String uri : uris) {
                 clients.add(newClient(uri));
             }
         } catch (RuntimeException e) {
-            close(); // never leak the clients that did start
+            try {
+                shutdownAll(clients); // never leak the clients that did start
+            } catch (RuntimeException again) {
+                e.addSuppressed(again);
+            }
             throw e;
         }
+        return clients;
     }
 
     /** A client of one node, configured as every Redisson baseline runs it (see {@link #CLIENT_SETTINGS}). */
@@ -63,22 +73,11 @@ final class RedissonContender implements Contender {
 
     /** Shuts the clients down without a quiet period; throws the first failure after trying every one. */
     static void shutdownAll(List<RedissonClient> clients) {
-        RuntimeException failure = null;
-        for (RedissonClient client : clients) {
-            try {
-                // No quiet period: nothing is submitted any more, and the default 2 s per client adds up.
-                client.shutdown(0, 5, TimeUnit.SECONDS);
-            } catch (RuntimeException e) {
-                if (failure == null) {
-                    failure = e;
-                } else {
-                    failure.addSuppressed(e);
-                }
-            }
-        }
-        clients.clear();
-        if (failure != null) {
-            throw failure;
+        try {
+            // No quiet period: nothing is submitted any more, and the default 2 s per client adds up.
+            Cleanup.each(clients, client -> client.shutdown(0, 5, TimeUnit.SECONDS));
+        } finally {
+            clients.clear();
         }
     }
 
