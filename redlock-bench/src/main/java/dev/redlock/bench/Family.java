@@ -5,17 +5,18 @@ import dev.redlock.bench.FamilyContenders.Flavor;
 import dev.redlock.bench.FamilyContenders.Kind;
 import dev.redlock.testkit.RedisNodes;
 import dev.redlock.testkit.RedisServer;
-import java.awt.Color;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -663,44 +664,34 @@ public final class Family {
 
     /** Two panels: uncontended cycles/s of every implementation, and acquisitions/s at the fewest threads. */
     private static void chart(Path file, Map<String, String> labels, Results r) throws IOException {
-        List<String> uLabels = new ArrayList<>();
-        List<Color> uColors = new ArrayList<>();
-        List<Double> uValues = new ArrayList<>();
-        List<String> seen = new ArrayList<>();
-        for (Pair p : UNCONTENDED) {
-            for (String id : List.of(p.ours(), p.theirs())) {
-                if (!seen.contains(id + p.phase())) {
-                    seen.add(id + p.phase());
-                    uLabels.add(p.shortKind() + ": " + shortLabel(id));
-                    uColors.add(Chart.colorOf(id));
-                    uValues.add(r.get(id, p.phase(), "cycles_per_s"));
-                }
-            }
-        }
-        List<String> cLabels = new ArrayList<>();
-        List<Color> cColors = new ArrayList<>();
-        List<Double> cValues = new ArrayList<>();
-        for (Pair p : CONTENDED) {
-            if (p.threads() != THREADS[0] && p.threads() != SEMAPHORE_THREADS) {
-                continue;
-            }
-            for (String id : List.of(p.ours(), p.theirs())) {
-                if (!seen.contains(id + p.phase())) {
-                    seen.add(id + p.phase());
-                    cLabels.add(p.shortKind() + ": " + shortLabel(id));
-                    cColors.add(Chart.colorOf(id));
-                    cValues.add(r.get(id, p.phase(), "ops_per_s"));
-                }
-            }
-        }
+        Set<String> seen = new HashSet<>();
+        List<Pair> fewestThreads = CONTENDED.stream()
+                .filter(p -> p.threads() == THREADS[0] || p.threads() == SEMAPHORE_THREADS).toList();
         Chart.write(file, "Lock family: ours over 5 masters (blue), Redisson (red)", List.of(
-                new Chart.Panel("Uncontended acquire+release cycles per second, one thread (higher is better)",
-                        "cycles per second", uLabels, uColors, uValues.stream().mapToDouble(Double::doubleValue)
-                                .toArray()),
-                new Chart.Panel("Contended acquisitions per second, " + THREADS[0] + " threads ("
-                        + SEMAPHORE_THREADS + " for the semaphore) on one name (higher is better)",
-                        "acquisitions per second", cLabels, cColors, cValues.stream()
-                                .mapToDouble(Double::doubleValue).toArray())));
+                panel("Uncontended acquire+release cycles per second, one thread (higher is better)",
+                        "cycles per second", UNCONTENDED, "cycles_per_s", seen, r),
+                panel("Contended acquisitions per second, " + THREADS[0] + " threads (" + SEMAPHORE_THREADS
+                        + " for the semaphore) on one name (higher is better)", "acquisitions per second",
+                        fewestThreads, "ops_per_s", seen, r)));
+    }
+
+    /** A panel of {@code metric} for both sides of each pair, leaving out the bars {@code seen} already has. */
+    private static Chart.Panel panel(String title, String yLabel, List<Pair> pairs, String metric, Set<String> seen,
+            Results r) {
+        List<String> labels = new ArrayList<>();
+        List<Chart.Group> groups = new ArrayList<>();
+        List<Double> values = new ArrayList<>();
+        for (Pair p : pairs) {
+            for (String id : List.of(p.ours(), p.theirs())) {
+                if (seen.add(id + p.phase())) {
+                    labels.add(p.shortKind() + ": " + shortLabel(id));
+                    groups.add(Chart.Group.of(id));
+                    values.add(r.get(id, p.phase(), metric));
+                }
+            }
+        }
+        return new Chart.Panel(title, yLabel, labels, groups, values.stream().mapToDouble(Double::doubleValue)
+                .toArray());
     }
 
     // ------------------------------------------------------------------------------------------------ medians
