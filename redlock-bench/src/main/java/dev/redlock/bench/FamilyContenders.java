@@ -276,17 +276,7 @@ final class FamilyContenders {
         }
 
         private Handle lockHandle(RLock lock) {
-            return new Handle() {
-                @Override
-                public boolean acquire(long waitMillis) throws InterruptedException {
-                    return lock.tryLock(waitMillis, leaseMillis, TimeUnit.MILLISECONDS);
-                }
-
-                @Override
-                public void release() {
-                    lock.unlock();
-                }
-            };
+            return RedissonContender.handle(lock, leaseMillis);
         }
 
         /** Takes the locks one after another within one wait budget; gives back those taken if one is refused. */

@@ -121,6 +121,11 @@ final class RedissonContender implements Contender {
             RLock[] parts = clients.stream().map(c -> c.getLock(key)).toArray(RLock[]::new);
             lock = kind == Kind.RED_LOCK ? new RedissonRedLock(parts) : new RedissonMultiLock(parts);
         }
+        return handle(lock, leaseMillis);
+    }
+
+    /** A handle on a Redisson lock: {@code tryLock} with the fixed lease, {@code unlock}. */
+    static Handle handle(RLock lock, long leaseMillis) {
         return new Handle() {
             @Override
             public boolean acquire(long waitMillis) throws InterruptedException {
