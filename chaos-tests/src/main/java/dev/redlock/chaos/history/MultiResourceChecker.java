@@ -2,7 +2,7 @@ package dev.redlock.chaos.history;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
+import java.util.SortedMap;
 
 /**
  * Safety of multi-resource locks: for each resource, no two OK ops that hold it have overlapping
@@ -39,7 +39,7 @@ public final class MultiResourceChecker implements Checker {
   @Override
   public CheckResult check(History history) {
     List<Op> ops = history.ops();
-    Map<String, List<Op>> byResource = Windows.byName(ops, Op::resourcesHeld);
+    SortedMap<String, List<Op>> byResource = Windows.byName(ops, Op::resourcesHeld);
     List<Op> multi = new ArrayList<>();
     int windows = 0;
     for (Op op : ops) {
@@ -51,20 +51,7 @@ public final class MultiResourceChecker implements Checker {
       }
     }
 
-    List<String> violations = new ArrayList<>();
-    for (Map.Entry<String, List<Op>> entry : byResource.entrySet()) {
-      Windows.sweepOverlaps(
-          entry.getValue(),
-          op -> true,
-          (earlier, later, nanos) ->
-              violations.add(
-                  "resource \""
-                      + entry.getKey()
-                      + "\" held twice for "
-                      + Nanos.ms(nanos)
-                      + ": "
-                      + Windows.overlapping(earlier, later)));
-    }
+    List<String> violations = Windows.heldTwice("resource", byResource);
 
     String summary =
         windows

@@ -1,8 +1,7 @@
 package dev.redlock.chaos.history;
 
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
+import java.util.SortedMap;
 
 /**
  * Safety: for each lock, no two OK ops' holding windows ({@link Op#windowStart()} to {@link
@@ -37,23 +36,12 @@ public final class MutualExclusionChecker implements Checker {
         empty++;
       }
     }
-    Map<String, List<Op>> byLock = Windows.byName(ops, op -> List.of(op.lock()));
+    SortedMap<String, List<Op>> byLock = Windows.byName(ops, op -> List.of(op.lock()));
     int windows = 0;
-    List<String> violations = new ArrayList<>();
-    for (Map.Entry<String, List<Op>> entry : byLock.entrySet()) {
-      windows += entry.getValue().size();
-      Windows.sweepOverlaps(
-          entry.getValue(),
-          op -> true,
-          (earlier, later, nanos) ->
-              violations.add(
-                  "lock \""
-                      + entry.getKey()
-                      + "\" held twice for "
-                      + Nanos.ms(nanos)
-                      + ": "
-                      + Windows.overlapping(earlier, later)));
+    for (List<Op> group : byLock.values()) {
+      windows += group.size();
     }
+    List<String> violations = Windows.heldTwice("lock", byLock);
 
     String summary =
         windows

@@ -104,6 +104,34 @@ final class Windows {
   }
 
   /**
+   * The overlaps of each group's windows, every window excluding every other (a mutex per name),
+   * as violations {@code <what> "<name>" held twice for <overlap>: client A <op> overlaps client B
+   * <op>}, group by group.
+   *
+   * @param what what a name names, e.g. {@code "lock"}
+   * @param byName the groups, from {@link #byName}
+   * @return the violations, in the order found
+   */
+  static List<String> heldTwice(String what, SortedMap<String, List<Op>> byName) {
+    List<String> violations = new ArrayList<>();
+    byName.forEach(
+        (name, sorted) ->
+            sweepOverlaps(
+                sorted,
+                op -> true,
+                (earlier, later, nanos) ->
+                    violations.add(
+                        what
+                            + " \""
+                            + name
+                            + "\" held twice for "
+                            + Nanos.ms(nanos)
+                            + ": "
+                            + overlapping(earlier, later))));
+    return violations;
+  }
+
+  /**
    * Walks the windows' boundaries in time order, ends before starts at one instant, and at each
    * start tells {@code atStart} which windows are open then: the starting one and those opened
    * before it and not yet ended, in the order they opened.
