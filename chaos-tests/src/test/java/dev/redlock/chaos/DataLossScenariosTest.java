@@ -159,9 +159,17 @@ class DataLossScenariosTest extends ChaosTestBase {
     void dataLossOnAnyTransportNeverGivesASecondHolder() throws Exception {
         Run run = lossRun("data-loss", true, SEEDS);
         assertTrue(run.allValid(), () -> run.results().toString());
-        long seconds = run.history().ops().stream().filter(op -> op.client() == 1 && op.outcome() == Op.Outcome.OK)
-                .count();
-        assertEquals(0, seconds, "B never wins while A's lease is valid");
+        // B may win once A's lease has run out (on a loaded machine the restarts alone can take that long), never
+        // before.
+        List<Op> ops = run.history().ops();
+        for (Op b : ops) {
+            if (b.client() == 1 && b.outcome() == Op.Outcome.OK) {
+                Op a = ops.stream().filter(op -> op.client() == 0 && op.lock().equals(b.lock())).findFirst()
+                        .orElseThrow();
+                assertTrue(b.windowStart() >= a.deadlineNanos(), () -> "B won while A's lease was valid: " + a + ", "
+                        + b);
+            }
+        }
     }
 
     @Test
