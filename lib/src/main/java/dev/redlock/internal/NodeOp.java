@@ -387,6 +387,9 @@ public final class NodeOp {
         if (o instanceof byte[]) {
             return new String((byte[]) o, StandardCharsets.UTF_8);
         }
+        if (o instanceof String) {
+            return (String) o; // Jedis's String commands (the topology check's probe) decode bulk replies themselves
+        }
         if (o == null) {
             return "";
         }
