@@ -607,7 +607,7 @@ public final class QuorumLock implements Lock {
             return Duration.of(amount, unit.toChronoUnit());
         } catch (ArithmeticException e) {
             throw new IllegalArgumentException("leaseTime: must be in [1 ms, "
-                    + RedlockConfig.human(RedlockConfig.MAX_LEASE_TIME) + "], got " + amount + " " + unit);
+                    + ConfigChecks.human(RedlockConfig.MAX_LEASE_TIME) + "], got " + amount + " " + unit);
         }
     }
 

@@ -1,20 +1,21 @@
 package dev.redlock;
 
+import static dev.redlock.ConfigChecks.describe;
+import static dev.redlock.ConfigChecks.human;
+import static dev.redlock.ConfigChecks.inRange;
+import static dev.redlock.ConfigChecks.notNegative;
+import static dev.redlock.ConfigChecks.saturated;
+
 import dev.redlock.internal.LockRef;
 import dev.redlock.internal.NodeSpec;
-import java.math.BigDecimal;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ForkJoinPool;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 import redis.clients.jedis.UnifiedJedis;
 
 /**
@@ -30,7 +31,6 @@ import redis.clients.jedis.UnifiedJedis;
  */
 public final class RedlockConfig {
 
-    private static final Logger LOG = LoggerFactory.getLogger(RedlockConfig.class);
 
     /** Default per-node timeout: 50 ms. A round waits at most this long for any node. */
     public static final Duration DEFAULT_PER_NODE_TIMEOUT = Duration.ofMillis(50);
@@ -982,98 +982,13 @@ public final class RedlockConfig {
          *         below the lease time, or the minimum validity is not below the lease time
          */
         public RedlockConfig build() {
-            if (nodes.isEmpty()) {
-                throw new IllegalArgumentException(
-                        "nodes: at least 1 node is required (got none); add redis://host:port URIs");
-            }
-            Map<String, Integer> seen = new HashMap<>();
-            for (int i = 0; i < nodes.size(); i++) {
-                // Two databases of one server are one node: one restart would take both votes.
-                Integer first = seen.putIfAbsent(nodes.get(i).server(), i);
-                if (first != null) {
-                    throw new IllegalArgumentException("nodes: duplicate node " + nodes.get(i).server() + " at nodes["
-                            + first + "] and nodes[" + i + "]; every node must be a distinct master");
-                }
-            }
-            if (perNodeTimeout.compareTo(leaseTime) >= 0) {
-                throw new IllegalArgumentException("perNodeTimeout: must be below leaseTime (" + leaseTime.toMillis()
-                        + " ms), got " + perNodeTimeout.toMillis() + " ms");
-            }
-            if (minValidity.compareTo(leaseTime) >= 0) {
-                throw new IllegalArgumentException("minValidity: must be below leaseTime (" + leaseTime.toMillis()
-                        + " ms), got " + minValidity.toMillis() + " ms");
-            }
+            ConfigChecks.nodes(nodes);
+            ConfigChecks.belowLeaseTime("perNodeTimeout", perNodeTimeout, leaseTime);
+            ConfigChecks.belowLeaseTime("minValidity", minValidity, leaseTime);
             checkLeaseTime("leaseTime", leaseTime, perNodeTimeout, driftFactor, minValidity);
-            Set<String> names = new LinkedHashSet<>();
-            for (NodeSpec spec : nodes) {
-                names.add(spec.name());
-            }
-            for (String name : unverifiedIdentity) {
-                if (!names.contains(name)) {
-                    // A URI given by mistake may carry a password: show only what follows its last '@'.
-                    int at = name.lastIndexOf('@');
-                    String shown = at < 0 ? name : "***" + name.substring(at);
-                    throw new IllegalArgumentException("unverifiedIdentity: '" + shown + "' is not a configured node; "
-                            + "allowed: " + names);
-                }
-            }
-            int n = nodes.size();
-            if (n < 3) {
-                LOG.warn("{} node(s) configured: a RedLock needs at least 3 independent masters to survive a node "
-                        + "failure", n);
-            } else if (n % 2 == 0) {
-                LOG.warn("{} nodes configured: an even N tolerates no more failures than N-1 ({}); prefer an odd N",
-                        n, QuorumPolicy.MAJORITY.tolerated(n));
-            }
+            ConfigChecks.unverifiedIdentity(unverifiedIdentity, nodes);
+            ConfigChecks.warnOnNodeCount(nodes.size());
             return new RedlockConfig(this);
         }
-
-        private static Duration notNegative(String field, Duration d) {
-            Objects.requireNonNull(d, field);
-            if (d.isNegative()) {
-                throw new IllegalArgumentException(field + ": must be >= 0, got " + describe(d));
-            }
-            return d;
-        }
-
-        /** A budget or cap beyond what a long of nanoseconds holds means "as long as it takes". */
-        private static Duration saturated(Duration d, Duration max) {
-            return d.compareTo(max) > 0 ? max : d;
-        }
-    }
-
-    private static Duration inRange(String field, Duration d, Duration min, Duration max) {
-        Objects.requireNonNull(d, field);
-        if (d.compareTo(min) < 0 || d.compareTo(max) > 0) {
-            throw new IllegalArgumentException(field + ": must be in [" + human(min) + ", " + human(max) + "], got "
-                    + describe(d));
-        }
-        return d;
-    }
-
-    /** A limit in its largest whole unit: "7 days", "5 min", "1 ms". */
-    static String human(Duration d) {
-        if (!d.isZero() && d.toSeconds() % 86_400 == 0 && d.getNano() == 0) {
-            long days = d.toDays();
-            return days + (days == 1 ? " day" : " days");
-        }
-        if (!d.isZero() && d.toSeconds() % 3_600 == 0 && d.getNano() == 0) {
-            return d.toHours() + " h";
-        }
-        if (!d.isZero() && d.toSeconds() % 60 == 0 && d.getNano() == 0) {
-            return d.toMinutes() + " min";
-        }
-        return describe(d);
-    }
-
-    /** A rejected value, exactly: in ms or ns when a long holds it, else in seconds (never an overflow). */
-    static String describe(Duration d) {
-        long seconds = d.getSeconds();
-        if (seconds > -9_000_000_000L && seconds < 9_000_000_000L) {
-            long nanos = d.toNanos();
-            return nanos % 1_000_000 == 0 ? nanos / 1_000_000 + " ms" : nanos + " ns";
-        }
-        return BigDecimal.valueOf(seconds).add(BigDecimal.valueOf(d.getNano(), 9)).stripTrailingZeros()
-                .toPlainString() + " s";
     }
 }
