@@ -1,5 +1,6 @@
 package dev.redlock;
 
+import dev.redlock.internal.Inspection;
 import dev.redlock.internal.LockRef;
 import dev.redlock.internal.NodeClients;
 import dev.redlock.internal.Quarantine;
@@ -137,7 +138,7 @@ public final class RedlockClient implements AutoCloseable {
      * @throws IllegalStateException if the client is closed
      */
     public LockInfo inspect(String name) {
-        return info(name, engine.inspect(keyOf(name)));
+        return info(name, engine.inspection().inspect(keyOf(name)));
     }
 
     /**
@@ -174,7 +175,7 @@ public final class RedlockClient implements AutoCloseable {
         List<String> seen = before.holders().stream().map(h -> h.orElse(null)).collect(
                 java.util.stream.Collectors.toList());
         List<NodeOutcome> deleted = new java.util.ArrayList<>();
-        for (QuorumEngine.NodeView v : engine.forceRelease(key, seen)) {
+        for (Inspection.NodeView v : engine.inspection().forceRelease(key, seen)) {
             deleted.add(v.outcome());
         }
         long n = deleted.stream().filter(o -> o.status() == NodeStatus.RELEASED).count();
@@ -190,10 +191,10 @@ public final class RedlockClient implements AutoCloseable {
         return nodes.listening();
     }
 
-    private LockInfo info(String name, List<QuorumEngine.NodeView> views) {
+    private LockInfo info(String name, List<Inspection.NodeView> views) {
         List<NodeOutcome> outcomes = new java.util.ArrayList<>(views.size());
         List<Optional<String>> holders = new java.util.ArrayList<>(views.size());
-        for (QuorumEngine.NodeView v : views) {
+        for (Inspection.NodeView v : views) {
             outcomes.add(v.outcome());
             holders.add(Optional.ofNullable(v.holderPrefix()));
         }

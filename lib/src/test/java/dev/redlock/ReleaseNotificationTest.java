@@ -98,7 +98,7 @@ class ReleaseNotificationTest extends RedisBackedTest {
         await().atMost(Duration.ofSeconds(5)).until(() -> thread.get() != null
                 && java.util.concurrent.locks.LockSupport.getBlocker(thread.get()) != null
                 && java.util.concurrent.locks.LockSupport.getBlocker(thread.get()).getClass().getSimpleName()
-                        .equals("QuorumEngine"));
+                        .equals("Acquisitions"));
         long releasedAt = System.nanoTime();
         Attempted r = releaseThenOutcome(lease, got);
         long after = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - releasedAt);

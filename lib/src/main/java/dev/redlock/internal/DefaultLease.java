@@ -178,14 +178,14 @@ public final class DefaultLease implements Lease {
 
     @Override
     public RoundOutcome extend(Duration leaseTime) {
-        return engine.extendSync(this, engine.checkLeaseTime(leaseTime));
+        return engine.extend.extendSync(this, engine.checkLeaseTime(leaseTime));
     }
 
     @Override
     public CompletableFuture<RoundOutcome> extendAsync(Duration leaseTime) {
         long ttl = engine.checkLeaseTime(leaseTime);
         CompletableFuture<RoundOutcome> result = new CompletableFuture<>();
-        engine.extendAsync(this, ttl, outcome -> engine.completeAsync(() -> result.complete(outcome)));
+        engine.extend.extendAsync(this, ttl, outcome -> engine.completeAsync(() -> result.complete(outcome)));
         return result;
     }
 
@@ -313,8 +313,8 @@ public final class DefaultLease implements Lease {
             toTell = new ArrayList<>(listeners);
             listeners.clear();
         }
-        engine.watchdogForget(this);
-        engine.ended(this, cause);
+        engine.watchdog.forget(this);
+        engine.leases.ended(this, cause);
         LOG.warn("lease lost: lock '{}' token {}… {}{}", ref.name(), Tokens.prefix(token), reason,
                 lastRound == null ? "" : ", last extension: " + lastRound.nodes());
         for (Consumer<? super LockLostException> l : toTell) {
@@ -391,8 +391,8 @@ public final class DefaultLease implements Lease {
             cancelTimers();
             listeners.clear();
         }
-        engine.watchdogForget(this);
-        engine.ended(this, null);
+        engine.watchdog.forget(this);
+        engine.leases.ended(this, null);
     }
 
     @Override
@@ -402,7 +402,7 @@ public final class DefaultLease implements Lease {
         }
         stopForRelease();
         try {
-            ReleaseResult result = engine.releaseSync(this);
+            ReleaseResult result = engine.release.releaseSync(this);
             released.complete(result);
             return result;
         } catch (RuntimeException | Error e) {
@@ -415,7 +415,7 @@ public final class DefaultLease implements Lease {
     public CompletableFuture<ReleaseResult> releaseAsync() {
         if (releaseStarted.compareAndSet(false, true)) {
             stopForRelease();
-            engine.releaseAsync(this).whenComplete((result, error) -> {
+            engine.release.releaseAsync(this).whenComplete((result, error) -> {
                 if (error != null) {
                     released.completeExceptionally(error);
                 } else {

@@ -273,4 +273,20 @@ public record LockRef(String name, String key, QuorumPolicy policy, boolean fenc
     public LockRef withFencing(boolean on) {
         return new LockRef(name, key, policy, on, shape);
     }
+
+    /** The kind of this lock, as listeners and meters name it. */
+    public dev.redlock.LockKind lockKind() {
+        switch (kind()) {
+            case MULTI:
+                return dev.redlock.LockKind.MULTI_RESOURCE;
+            case READ:
+                return dev.redlock.LockKind.READ;
+            case WRITE:
+                return dev.redlock.LockKind.WRITE;
+            case FAIR:
+                return dev.redlock.LockKind.FAIR;
+            default:
+                return policy() == dev.redlock.QuorumPolicy.ALL ? dev.redlock.LockKind.MULTILOCK : dev.redlock.LockKind.REDLOCK;
+        }
+    }
 }

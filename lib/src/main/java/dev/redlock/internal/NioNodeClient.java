@@ -30,6 +30,11 @@ import org.slf4j.LoggerFactory;
  * still queued when its round gave up is not sent at all.
  *
  * <p>Used for plain-TCP nodes given by URI; TLS nodes and user-built Jedis clients use {@link JedisNodeClient}.
+ *
+ * <p>Why a client of our own rather than Jedis for every node: this is the hot path of every round. A blocking
+ * client needs a thread per command in flight to reach N nodes at once, cannot leave unsent a command whose round
+ * already gave up, and parses whatever a node sends; here one I/O thread serves every node, a round costs no thread
+ * hand-off, and {@link Resp} parses only bounded replies, so a hostile or broken node fails alone.
  */
 final class NioNodeClient implements NodeClient, NioLoop.Handler {
 

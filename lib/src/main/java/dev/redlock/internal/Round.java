@@ -357,4 +357,9 @@ public final class Round {
         NodeOp op = ops[i];
         return op == null ? -1 : op.holderTtlMillis;
     }
+
+    /** The earlier of two {@link Ticker} readings (which may wrap around). */
+    static long earlier(long a, long b) {
+        return a - b <= 0 ? a : b;
+    }
 }

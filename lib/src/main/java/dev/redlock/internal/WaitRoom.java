@@ -34,6 +34,21 @@ final class WaitRoom {
             }
         };
 
+        /** Subscriptions forwarded to those {@code current} returns at each call (set later than the room is made). */
+        static Subscriptions via(java.util.function.Supplier<Subscriptions> current) {
+            return new Subscriptions() {
+                @Override
+                public void subscribe(String key) {
+                    current.get().subscribe(key);
+                }
+
+                @Override
+                public void unsubscribe(String key) {
+                    current.get().unsubscribe(key);
+                }
+            };
+        }
+
         /** The key got its first waiter; never blocks. */
         void subscribe(String key);
 

@@ -72,7 +72,7 @@ final class Watchdog {
             lease.holdCapReached();
             return;
         }
-        engine.extendAsync(lease, lease.ttlMillis(), outcome -> extended(lease, outcome));
+        engine.extend.extendAsync(lease, lease.ttlMillis(), outcome -> extended(lease, outcome));
     }
 
     private void extended(DefaultLease lease, RoundOutcome outcome) {

@@ -247,7 +247,7 @@ class QuorumEngineTest {
         QuorumEngine engine = engine(nodes);
         DefaultLease lease = heldLease(engine);
         long sentAt = ticker.nanoTime();
-        engine.extendAsync(lease, 1_000, outcome -> { });
+        engine.extend.extendAsync(lease, 1_000, outcome -> { });
         // Undecided: nobody answered yet, and the per-node timeout has not passed.
         long drift = TimeUnit.MILLISECONDS.toNanos(1_000 / 100 + 2);
         long bound = sentAt + TimeUnit.MILLISECONDS.toNanos(1_000) - drift;
@@ -267,10 +267,10 @@ class QuorumEngineTest {
         DefaultLease lease = (DefaultLease) engine.acquire(ref(QuorumPolicy.MAJORITY), 10_000, 0, false, false)
                 .lease().orElseThrow();
         java.util.concurrent.CompletableFuture<RoundOutcome> older = new java.util.concurrent.CompletableFuture<>();
-        engine.extendAsync(lease, 8_000, older::complete);
+        engine.extend.extendAsync(lease, 8_000, older::complete);
         ticker.advance(10, TimeUnit.MILLISECONDS);
         java.util.concurrent.CompletableFuture<RoundOutcome> newer = new java.util.concurrent.CompletableFuture<>();
-        engine.extendAsync(lease, 2_000, newer::complete);
+        engine.extend.extendAsync(lease, 2_000, newer::complete);
         // Each node applies the older command first, then the newer one: the keys now live 2 s.
         for (NodeOp op : extensions(nodes, 2_000)) {
             op.complete(NodeStatus.GRANTED, null);

@@ -1,0 +1,129 @@
+package dev.redlock.internal;
+
+import dev.redlock.FailureReason;
+import dev.redlock.LockKind;
+import dev.redlock.NodeOutcome;
+import dev.redlock.RedlockConfig;
+import dev.redlock.RoundOutcome;
+import dev.redlock.Ticker;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One acquire round: {@code SET key token NX PX ttl} (or the lock kind's script) sent to every node in parallel,
+ * decided as soon as the outcome is known, then {@code validity = ttl - elapsed - drift}. A round that falls short is
+ * released in the background on every node that may have applied it. Thread-safe (stateless between rounds).
+ */
+final class AcquireRound {
+
+    // The engine's logger name, which users' logging settings already address.
+    private static final Logger LOG = LoggerFactory.getLogger(QuorumEngine.class);
+
+    private final QuorumEngine engine;
+    private final RedlockConfig config;
+    private final List<? extends NodeClient> nodes;
+    private final List<String> names;
+    private final Ticker ticker;
+    private final long perNodeTimeoutNanos;
+    private final long minValidityNanos;
+    private final java.util.random.RandomGenerator random;
+
+    AcquireRound(QuorumEngine engine) {
+        this.engine = engine;
+        this.config = engine.config;
+        this.nodes = engine.nodes;
+        this.names = engine.names;
+        this.ticker = engine.ticker;
+        this.perNodeTimeoutNanos = engine.perNodeTimeoutNanos;
+        this.minValidityNanos = engine.minValidityNanos;
+        this.random = engine.random;
+    }
+
+    /** One round (two for a fenced lock) on the caller's thread; the lease it wins is not watched yet. */
+    Attempt run(LockRef ref, long ttlMillis, boolean interruptible) {
+        String token = Tokens.next(random);
+        long t1 = ticker.nanoTime();
+        Round round = start(ref, t1).waitingThread(Thread.currentThread());
+        submit(round, ref, token, ttlMillis, t1 + perNodeTimeoutNanos);
+        round.await(t1 + perNodeTimeoutNanos);
+        Attempt a = evaluate(ref, round, token, ttlMillis);
+        if (a.lease != null && ref.fenced() && !(interruptible && Thread.currentThread().isInterrupted())) {
+            long candidate = round.maxValueAtDecision() + 1;
+            Round fence = engine.fenceRound.start(a.lease, candidate).waitingThread(Thread.currentThread());
+            engine.fenceRound.submit(fence, a.lease, candidate);
+            fence.await(engine.fenceRound.deadline(fence, a.lease));
+            a = engine.fenceRound.evaluate(a, fence, candidate);
+        }
+        return a;
+    }
+
+    Round start(LockRef ref, long t1) {
+        NodeOp.Kind kind = ref.fenced() ? NodeOp.Kind.ACQUIRE_FENCED : NodeOp.Kind.ACQUIRE;
+        return new Round(kind, names, ref.policy().required(nodes.size()), t1, ticker);
+    }
+
+    void submit(Round round, LockRef ref, String token, long ttlMillis, long sendBy) {
+        String counter = ref.fenced() ? ref.counterKey() : null;
+        engine.fanOut(round, i -> round.op(i, ref.key(), counter, token, ttlMillis, 0, sendBy).shaped(ref, false));
+    }
+
+    /** Turns a decided acquire round into an outcome; a failed round is released on every node. */
+    Attempt evaluate(LockRef ref, Round round, String token, long ttlMillis) {
+        long t1 = round.startNanos();
+        long elapsed = round.decidedAtNanos() - t1;
+        long ttlNanos = TimeUnit.MILLISECONDS.toNanos(ttlMillis);
+        long validity = ttlNanos - elapsed - config.driftNanos(ttlNanos);
+        List<NodeOutcome> outcomes = round.outcomesAtDecision();
+        int granted = round.yesAtDecision();
+        if (round.sawCountersNotIntact()) {
+            // A node lost its data since the counters started (or the cluster is new): repair its counters in the
+            // background, so fencing reads do not need every node to answer.
+            engine.repair.request();
+        }
+        FailureReason reason;
+        if (granted >= round.need() && !round.coveringAtDecision()) {
+            reason = FailureReason.FENCING_UNAVAILABLE;
+        } else if (granted >= round.need()) {
+            reason = validity > minValidityNanos ? FailureReason.NONE : FailureReason.VALIDITY_EXHAUSTED;
+        } else {
+            reason = shortfall(round, outcomes);
+        }
+        RoundOutcome outcome = new RoundOutcome(ref.name(), ref.policy(), round.need(), outcomes, granted, elapsed,
+                validity, reason);
+        if (!engine.listeners.isEmpty()) {
+            LockKind kind = ref.lockKind();
+            engine.tell(l -> l.acquireRound(kind, outcome));
+        }
+        if (reason != FailureReason.NONE) {
+            if (reason == FailureReason.FENCING_UNAVAILABLE) {
+                LOG.debug("lock '{}': granted, but no fencing token can be issued safely ({}); released",
+                        ref.name(), round.readsAtDecision());
+            }
+            engine.release.releaseInBackground(round, ref, token, ttlMillis, t1 + ttlNanos);
+            return new Attempt(outcome, null);
+        }
+        DefaultLease lease = new DefaultLease(engine, ref, token, ttlMillis, t1, t1 + validity, t1 + ttlNanos, outcome,
+                round);
+        if (LOG.isDebugEnabled()) {
+            LOG.debug("acquired lock '{}' token {}… {}/{} grants, validity {} ms", ref.name(), Tokens.prefix(token),
+                    granted, round.need(), validity / 1_000_000);
+        }
+        return new Attempt(outcome, lease);
+    }
+
+    /**
+     * Why a round fell short of its quorum: NOT_ENOUGH_NODES when the nodes that failed, timed out, had an open
+     * circuit or are quarantined leave too few to ever form it; otherwise BUSY (other owners hold the key).
+     */
+    static FailureReason shortfall(Round round, List<NodeOutcome> outcomes) {
+        int unavailable = 0;
+        for (NodeOutcome o : outcomes) {
+            if (o.status().isUnavailable()) {
+                unavailable++;
+            }
+        }
+        return round.size() - unavailable < round.need() ? FailureReason.NOT_ENOUGH_NODES : FailureReason.BUSY;
+    }
+}

@@ -1,0 +1,346 @@
+package dev.redlock.internal;
+
+import dev.redlock.AcquireResult;
+import dev.redlock.FailureReason;
+import dev.redlock.LockKind;
+import dev.redlock.RedlockConfig;
+import dev.redlock.RoundOutcome;
+import dev.redlock.Ticker;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Acquisitions: the rounds of one acquisition, retried after a random delay while the wait budget lasts, on the
+ * caller's thread or (asynchronously) on node I/O threads and the scheduler; and the waiting between rounds, in this
+ * client's wait queue for the key, woken by releases. Thread-safe.
+ */
+final class Acquisitions {
+
+    // The engine's logger name, which users' logging settings already address.
+    private static final Logger LOG = LoggerFactory.getLogger(QuorumEngine.class);
+
+    private final QuorumEngine engine;
+    private final RedlockConfig config;
+    private final List<? extends NodeClient> nodes;
+    private final List<String> names;
+    private final Ticker ticker;
+    private final long perNodeTimeoutNanos;
+    private final WaitRoom waitRoom;
+    private final java.util.random.RandomGenerator random;
+
+    /** Asynchronous acquisitions sleeping between rounds; failed by {@link #failSleeping()} so none waits forever. */
+    final java.util.Set<AsyncAcquisition> betweenRounds = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+    Acquisitions(QuorumEngine engine) {
+        this.engine = engine;
+        this.config = engine.config;
+        this.nodes = engine.nodes;
+        this.names = engine.names;
+        this.ticker = engine.ticker;
+        this.perNodeTimeoutNanos = engine.perNodeTimeoutNanos;
+        this.waitRoom = engine.waitRoom;
+        this.random = engine.random;
+    }
+
+    /**
+     * Acquires on the caller's thread, retrying after a random delay while the wait budget lasts. Returns a failed
+     * result when the budget runs out; never throws for node failures.
+     *
+     * @param waitNanos the wait budget; 0 for one round, {@link #QuorumEngine.FOREVER} to wait until acquired
+     * @param interruptible whether an interrupt aborts the wait; if not, the interrupt status is kept
+     * @param autoExtend whether the watchdog keeps the lease until it is released
+     * @throws InterruptedException if interruptible and the thread was interrupted before or between rounds
+     */
+    public AcquireResult acquire(LockRef lock, long ttlMillis, long waitNanos, boolean interruptible,
+            boolean autoExtend) throws InterruptedException {
+        long t0 = ticker.nanoTime();
+        AcquireResult result = acquireRounds(lock, ttlMillis, waitNanos, interruptible, autoExtend);
+        acquisitionEnded(lock, result, t0);
+        return result;
+    }
+
+    AcquireResult acquireRounds(LockRef lock, long ttlMillis, long waitNanos, boolean interruptible,
+            boolean autoExtend) throws InterruptedException {
+        LockRef ref = begin(lock);
+        boolean forever = waitNanos == QuorumEngine.FOREVER;
+        long deadline = ticker.nanoTime() + (forever ? 0 : waitNanos);
+        boolean interrupted = false;
+        boolean won = false;
+        WaitRoom.Waiter waiter = null;
+        engine.quarantine.observeTtl(ttlMillis);
+        try {
+            if (waitRoom != null && waitNanos > 0 && ref.queues()) {
+                // A fair waiter (or a preferred writer) takes its place on the nodes with its first round at once, and
+                // in this client's queue now: both in the order acquisitions began, so a release wakes the head.
+                waiter = waitRoom.joinAsThreadAt(ref.key(), ref.shape().order());
+            } else if (waitRoom != null && waitNanos > 0 && waitRoom.hasWaiters(ref.key())) {
+                // Others of this client already wait for this lock: queue behind them rather than overtake them.
+                waiter = waitRoom.joinAsThread(ref.key(), ref.kind() == LockRef.Kind.READ);
+                interrupted = sleep(ref, waiter, Math.min(queuedDelay(waiter, 1), forever ? Long.MAX_VALUE
+                        : Math.max(0, deadline - ticker.nanoTime())), interruptible);
+            }
+            for (int rounds = 1; ; rounds++) {
+                if (interruptible && Thread.interrupted()) {
+                    throw new InterruptedException("interrupted while acquiring lock '" + ref.name() + "'");
+                }
+                engine.ensureOpen();
+                if (waiter != null) {
+                    waitRoom.consumeSignal(waiter); // this round answers it; a release during the round signals anew
+                }
+                Attempt a = engine.acquireRound.run(ref, ttlMillis, interruptible);
+                if (interruptible && Thread.interrupted()) {
+                    // Interrupted while the round ran: like ReentrantLock, answer the interrupt, and give back
+                    // whatever the round won, at once and without ever handing it to the watchdog.
+                    if (a.lease != null) {
+                        a.lease.releaseAsync();
+                    }
+                    throw new InterruptedException("interrupted while acquiring lock '" + ref.name() + "'");
+                }
+                if (a.lease != null) {
+                    won = true;
+                    return new AcquireResult(started(a, autoExtend).lease, a.outcome, rounds);
+                }
+                logFailure(a.outcome);
+                long remaining = deadline - ticker.nanoTime();
+                if (!forever && remaining <= 0) {
+                    return new AcquireResult(null, a.outcome, rounds);
+                }
+                if (waiter == null && waitRoom != null && a.outcome.reason() == FailureReason.BUSY) {
+                    waiter = waitRoom.joinAsThread(ref.key(), ref.kind() == LockRef.Kind.READ);
+                }
+                long delay = delayAfter(ref, a.outcome, waiter, rounds, forever, remaining);
+                interrupted |= sleep(ref, waiter, delay, interruptible);
+            }
+        } finally {
+            if (!won) {
+                leaveQueue(ref);
+            } else {
+                stopTracking(ref);
+            }
+            if (waiter != null) {
+                waitRoom.leave(waiter, won);
+                wakeNextReader(ref, won);
+            }
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /**
+     * Sleeps {@code delay} unless a release is signalled to the waiter. Sleeps the whole delay otherwise: park may
+     * return early (spurious wake-up), and the jitter only keeps competing clients apart if it is honoured. Real
+     * time, so a fake ticker cannot stall it.
+     *
+     * @return whether an interrupt came that is to be kept (not interruptible)
+     * @throws InterruptedException if interruptible and interrupted
+     */
+    boolean sleep(LockRef ref, WaitRoom.Waiter waiter, long delay, boolean interruptible)
+            throws InterruptedException {
+        boolean interrupted = false;
+        long wakeAt = System.nanoTime() + delay;
+        for (long left = delay; left > 0; left = wakeAt - System.nanoTime()) {
+            if (engine.closed || (waiter != null && waitRoom.signalled(waiter))) {
+                break;
+            }
+            LockSupport.parkNanos(this, left);
+            if (Thread.interrupted()) {
+                if (interruptible) {
+                    throw new InterruptedException("interrupted while acquiring lock '" + ref.name() + "'");
+                }
+                interrupted = true;
+            }
+        }
+        return interrupted;
+    }
+
+    /** Waiters behind others of this client poll later by their place, up to this many retry delays. */
+    private static final int MAX_QUEUED_DELAYS = 10;
+
+    /**
+     * A queued waiter's poll: the retry delay for the oldest, one more for each waiter ahead, up to
+     * {@link #MAX_QUEUED_DELAYS}. A release wakes the oldest first, so the others polling often would only overtake
+     * it (and cost commands); they still poll, in case no release is ever signalled.
+     */
+    long queuedDelay(WaitRoom.Waiter waiter, int rounds) {
+        long delay = nextDelayNanos(rounds);
+        return waiter == null ? delay : delay * (1 + Math.min(waitRoom.position(waiter), MAX_QUEUED_DELAYS - 1));
+    }
+
+    /**
+     * How long to sleep after a failed round: the (queued) retry delay with its jitter, but never past the wait
+     * budget, nor past the moment the refusing holders' keys expire (reported with the refusal): a holder that
+     * crashed frees the lock then, and the waiter is there.
+     */
+    long delayAfter(LockRef ref, RoundOutcome failed, WaitRoom.Waiter waiter, int rounds, boolean forever,
+            long remaining) {
+        long delay = queuedDelay(waiter, rounds);
+        if (ref.queues()) {
+            // A queued waiter's place lasts a window past each attempt: it comes back well within it.
+            delay = Math.min(delay, TimeUnit.MILLISECONDS.toNanos(ref.shape().windowMillis()) / 3);
+        }
+        java.util.Optional<java.time.Duration> holder = failed.holderTtl();
+        if (holder.isPresent()) {
+            delay = Math.min(delay, TimeUnit.MILLISECONDS.toNanos(holder.get().toMillis() + 1));
+        }
+        return forever ? delay : Math.min(delay, remaining);
+    }
+
+    /** The last fair-lock place this client handed out, in microseconds: places are distinct within a client. */
+    private final java.util.concurrent.atomic.AtomicLong lastOrder = new java.util.concurrent.atomic.AtomicLong();
+
+    /**
+     * The lock for one acquisition: a fair lock's waiter (or a writer's) gets the id it keeps through all its rounds,
+     * and a fair one its place, read from the wall clock once (so a retry never loses it).
+     */
+    LockRef begin(LockRef ref) {
+        if (ref.kind() != LockRef.Kind.FAIR && ref.kind() != LockRef.Kind.WRITE) {
+            return ref;
+        }
+        java.time.Instant now = config.wallClock().instant();
+        long micros = now.getEpochSecond() * 1_000_000L + now.getNano() / 1_000;
+        LockRef begun = ref.begin(Tokens.next(random),
+                lastOrder.accumulateAndGet(micros, (last, t) -> Math.max(last + 1, t)));
+        if (begun.queues()) {
+            queued.add(begun);
+        }
+        return begun;
+    }
+
+    /** Acquisitions of queued kinds in progress: closing the client takes their places out of the nodes' queues. */
+    private final java.util.Set<LockRef> queued = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+    /** An acquisition of a queued kind ended with a lease: the lease's release removes its place. */
+    void stopTracking(LockRef ref) {
+        if (ref.queues()) {
+            queued.remove(ref);
+        }
+    }
+
+    /**
+     * A reader that waited got in: readers share, so every other reader waiting in this client may get in too, now
+     * rather than at its next poll (a release wakes one waiter at a time, which may be a writer).
+     */
+    void wakeNextReader(LockRef ref, boolean won) {
+        if (won && ref.kind() == LockRef.Kind.READ) {
+            waitRoom.wakeReaders(ref.key());
+        }
+    }
+
+    /**
+     * An acquisition of a queued kind gave up (or failed): its place leaves every node's queue now, so the waiters
+     * behind it need not wait for the place to expire. Fire-and-forget: a place not removed expires by itself.
+     */
+    void leaveQueue(LockRef ref) {
+        if (!ref.queues()) {
+            return;
+        }
+        queued.remove(ref);
+        if (waitRoom != null) {
+            // Waiters of this client that its place (or a writer's entry) held back may get in now.
+            waitRoom.released(ref.key(), null);
+        }
+        long now = ticker.nanoTime();
+        Round round = new Round(NodeOp.Kind.RELEASE, names, nodes.size(), now, ticker);
+        // No lease token: only the place goes (the key holds a round's token, never this one).
+        engine.fanOut(round, i -> round.op(i, ref.key(), "-", 1, now + perNodeTimeoutNanos).shaped(ref, true));
+    }
+
+    void acquisitionEnded(LockRef ref, AcquireResult result, long t0) {
+        if (!engine.listeners.isEmpty()) {
+            LockKind kind = ref.lockKind();
+            java.time.Duration elapsed = java.time.Duration.ofNanos(ticker.nanoTime() - t0);
+            engine.tell(l -> l.acquisitionEnded(kind, result, elapsed));
+        }
+    }
+
+    void logFailure(RoundOutcome outcome) {
+        FailureReason reason = outcome.reason();
+        if (reason != FailureReason.NOT_ENOUGH_NODES && reason != FailureReason.VALIDITY_EXHAUSTED) {
+            if (LOG.isTraceEnabled()) {
+                LOG.trace("round for lock '{}' failed: {}", outcome.lockName(), outcome);
+            }
+            return;
+        }
+        // Warn at most once a second for the whole client: a caller retrying in a loop must not flood the log.
+        long now = System.nanoTime();
+        long last = lastWarn.get();
+        if (now - last <= TimeUnit.SECONDS.toNanos(1) || !lastWarn.compareAndSet(last, now)) {
+            if (LOG.isDebugEnabled()) {
+                LOG.debug("round for lock '{}' failed: {}", outcome.lockName(), outcome);
+            }
+        } else if (reason == FailureReason.VALIDITY_EXHAUSTED) {
+            // A quorum granted but the round was too slow for the TTL: not contention, and worth knowing.
+            LOG.warn("lock '{}': a quorum granted but the round took {} us, leaving validity {} ms; released",
+                    outcome.lockName(), outcome.elapsed().toNanos() / 1_000, outcome.validity().toMillis());
+        } else {
+            LOG.warn("lock '{}': not enough nodes reachable ({} of {} unavailable, {} required): {}",
+                    outcome.lockName(), outcome.unavailable(), outcome.nodes().size(), outcome.required(),
+                    outcome.nodes());
+        }
+    }
+
+    /** The delay before acquire round {@code attempt + 1}: the retry delay, spread by the jitter factor. */
+    long nextDelayNanos(int attempt) {
+        return engine.jittered(TimeUnit.MILLISECONDS.toNanos(config.retryDelay().toMillis()),
+                Math.min(config.retryJitter(), 0.999));
+    }
+
+    /**
+     * Acquires without blocking the caller. Rounds are driven by node I/O threads and the scheduler; the future
+     * completes on the async executor. Cancelling the future stops further rounds, and a lease won after
+     * cancellation is released.
+     */
+    public CompletableFuture<AcquireResult> acquireAsync(LockRef ref, long ttlMillis, long waitNanos,
+            boolean autoExtend) {
+        engine.quarantine.observeTtl(ttlMillis);
+        AsyncAcquisition a = new AsyncAcquisition(engine, begin(ref), ttlMillis, waitNanos, autoExtend);
+        if (!engine.listeners.isEmpty()) {
+            long t0 = ticker.nanoTime();
+            a.future.thenAccept(result -> acquisitionEnded(ref, result, t0));
+        }
+        if (waitRoom != null && waitNanos > 0 && a.ref.queues()) {
+            // As in acquire: in this client's queue from the start, in the order acquisitions began; first round now.
+            a.waiter = waitRoom.joinAsyncAt(ref.key(), a::signalled, a.ref.shape().order());
+            a.startRound();
+        } else if (waitRoom != null && waitNanos > 0 && waitRoom.hasWaiters(ref.key())) {
+            // Others of this client already wait for this lock: queue behind them rather than overtake them.
+            a.waiter = waitRoom.joinAsync(ref.key(), a::signalled, ref.kind() == LockRef.Kind.READ);
+            a.sleepThenRound(Math.min(queuedDelay(a.waiter, 1), a.forever ? Long.MAX_VALUE
+                    : Math.max(0, a.deadline - ticker.nanoTime())));
+        } else {
+            a.startRound();
+        }
+        return a.future;
+    }
+
+    private final java.util.concurrent.atomic.AtomicLong lastWarn =
+            new java.util.concurrent.atomic.AtomicLong(System.nanoTime() - TimeUnit.SECONDS.toNanos(2));
+
+    /** Hands out a won lease: the watchdog takes over auto-extended ones. */
+    Attempt started(Attempt a, boolean autoExtend) {
+        if (a.lease != null) {
+            engine.leases.started(a.lease, autoExtend);
+        }
+        return a;
+    }
+
+    /** The client closes: a fair waiter or a preferred writer must not hold the others up until its place expires. */
+    void leaveQueues() {
+        for (LockRef ref : queued.toArray(new LockRef[0])) {
+            leaveQueue(ref);
+        }
+    }
+
+    /** The client closes: asynchronous acquisitions sleeping between rounds fail now rather than never. */
+    void failSleeping() {
+        for (AsyncAcquisition a : betweenRounds.toArray(new AsyncAcquisition[0])) {
+            betweenRounds.remove(a);
+            a.failClosed();
+        }
+    }
+}
