@@ -76,6 +76,16 @@ class ArgumentsIT {
         }
     }
 
+    /** Healthy independent masters with the default settings: nothing unsafe, exit 0, as parseable JSON. */
+    @Test
+    void checkPassesOnHealthyNodes() throws Exception {
+        try (RedisNodes nodes = RedisNodes.start(3)) {
+            Cli.Result r = Cli.run("check", "--nodes", String.join(",", nodes.uris()), "--json");
+            assertEquals(0, r.exit(), r::toString);
+            assertTrue(Cli.JSON.readTree(r.out()).get("safe").asBoolean(), r::toString);
+        }
+    }
+
     /** The same server under two names is unsafe: exit 1 and a warning naming both, as parseable JSON. */
     @Test
     void checkFindsTheSameServerTwice() throws Exception {
