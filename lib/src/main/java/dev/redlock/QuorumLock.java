@@ -1,5 +1,6 @@
 package dev.redlock;
 
+import dev.redlock.internal.Background;
 import dev.redlock.internal.LockRef;
 import dev.redlock.internal.QuorumEngine;
 import java.time.Duration;
@@ -519,7 +520,7 @@ public final class QuorumLock implements Lock {
      */
     private static CompletableFuture<Optional<Lease>> leaseOf(CompletableFuture<AcquireResult> acquisition) {
         CompletableFuture<Optional<Lease>> out = new CompletableFuture<>();
-        acquisition.whenComplete((result, error) -> {
+        CompletableFuture<?> unused = acquisition.whenComplete((result, error) -> {
             if (error != null) {
                 out.completeExceptionally(error instanceof java.util.concurrent.CompletionException
                         && error.getCause() != null ? error.getCause() : error);
@@ -533,10 +534,10 @@ public final class QuorumLock implements Lock {
                 return;
             }
             if (!out.complete(lease)) {
-                lease.ifPresent(Lease::releaseAsync);
+                lease.ifPresent(l -> Background.watch(l.releaseAsync(), "giving back a lease won too late"));
             }
         });
-        out.whenComplete((lease, error) -> {
+        unused = out.whenComplete((lease, error) -> {
             if (!acquisition.isDone()) {
                 acquisition.cancel(false);
             }

@@ -1,5 +1,6 @@
 package dev.redlock;
 
+import dev.redlock.internal.Background;
 import dev.redlock.internal.QuorumEngine;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -157,7 +158,7 @@ public final class QuorumSemaphore {
         // A pass asleep between passes is a task on the client's scheduler, which closing drops: fail it then.
         Runnable closing = () -> pass.result.completeExceptionally(closed());
         if (engine.onClose(closing)) {
-            pass.result.whenComplete((r, e) -> engine.removeCloseListener(closing));
+            CompletableFuture<?> unused = pass.result.whenComplete((r, e) -> engine.removeCloseListener(closing));
             pass.start();
         }
         return pass.result;
@@ -194,7 +195,7 @@ public final class QuorumSemaphore {
             QuorumLock slot = slots.get((start + tried) % permits);
             CompletableFuture<AcquireResult> round = leaseTime == null ? slot.attemptAsync(Duration.ZERO)
                     : slot.attemptAsync(Duration.ZERO, leaseTime);
-            round.whenComplete(this::answered);
+            CompletableFuture<?> unused = round.whenComplete(this::answered);
         }
 
         private void answered(AcquireResult r, Throwable error) {
@@ -206,7 +207,7 @@ public final class QuorumSemaphore {
             if (r.acquired()) {
                 Lease lease = r.lease().orElseThrow();
                 if (!result.complete(Optional.of(lease))) {
-                    lease.releaseAsync(); // cancelled meanwhile: give it back
+                    Background.watch(lease.releaseAsync(), "giving back a permit won too late"); // cancelled meanwhile
                 }
                 return;
             }

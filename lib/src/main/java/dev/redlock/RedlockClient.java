@@ -469,6 +469,7 @@ public final class RedlockClient implements AutoCloseable {
      *         or the lease time is out of range
      * @throws Exception whatever the body throws
      */
+    @SuppressWarnings("try") // the MDC scope is only there to be closed
     public <T> Optional<T> withLock(String name, LockOptions options, Callable<T> body) throws Exception {
         Objects.requireNonNull(body, "body");
         Optional<Lease> acquired = acquireFor(name, options);

@@ -50,7 +50,7 @@ final class Acquisitions {
      * Acquires on the caller's thread, retrying after a random delay while the wait budget lasts. Returns a failed
      * result when the budget runs out; never throws for node failures.
      *
-     * @param waitNanos the wait budget; 0 for one round, {@link #QuorumEngine.FOREVER} to wait until acquired
+     * @param waitNanos the wait budget; 0 for one round, {@link QuorumEngine#FOREVER} to wait until acquired
      * @param interruptible whether an interrupt aborts the wait; if not, the interrupt status is kept
      * @param autoExtend whether the watchdog keeps the lease until it is released
      * @throws InterruptedException if interruptible and the thread was interrupted before or between rounds
@@ -96,7 +96,7 @@ final class Acquisitions {
                     // Interrupted while the round ran: like ReentrantLock, answer the interrupt, and give back
                     // whatever the round won, at once and without ever handing it to the watchdog.
                     if (a.lease != null) {
-                        a.lease.releaseAsync();
+                        Background.watch(a.lease.releaseAsync(), "giving back a lease won by an interrupted round");
                     }
                     throw new InterruptedException("interrupted while acquiring lock '" + ref.name() + "'");
                 }
@@ -301,7 +301,7 @@ final class Acquisitions {
         AsyncAcquisition a = new AsyncAcquisition(engine, begin(ref), ttlMillis, waitNanos, autoExtend);
         if (!engine.listeners.isEmpty()) {
             long t0 = ticker.nanoTime();
-            a.future.thenAccept(result -> acquisitionEnded(ref, result, t0));
+            CompletableFuture<?> unused = a.future.thenAccept(result -> acquisitionEnded(ref, result, t0));
         }
         if (waitRoom != null && waitNanos > 0 && a.ref.queues()) {
             // As in acquire: in this client's queue from the start, in the order acquisitions began; first round now.

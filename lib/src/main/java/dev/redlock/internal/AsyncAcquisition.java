@@ -44,7 +44,7 @@ final class AsyncAcquisition implements Round.Listener {
         this.deadline = engine.ticker.nanoTime() + (forever ? 0 : waitNanos);
         // Cancelled, timed out (orTimeout) or completed by the caller: no further round, and a lease won by the
         // round in flight is given back when it decides.
-        future.whenComplete((r, e) -> {
+        CompletableFuture<?> unused = future.whenComplete((r, e) -> {
             if (!delivering.get()) {
                 stop();
             }
@@ -140,7 +140,7 @@ final class AsyncAcquisition implements Round.Listener {
         }
         if (a.lease != null && (stopped || engine.closed)) {
             // Won after the caller gave up, or while the client closed: give it back at once, never watched.
-            a.lease.releaseAsync();
+            Background.watch(a.lease.releaseAsync(), "giving back a lease won after the caller gave up");
             if (engine.closed && !stopped) {
                 failClosed();
             }
@@ -210,7 +210,7 @@ final class AsyncAcquisition implements Round.Listener {
             delivering.set(true);
             if (!future.complete(result) && result.acquired()) {
                 // The caller cancelled while the winning round was in flight: give the lock back.
-                result.lease().get().releaseAsync();
+                Background.watch(result.lease().get().releaseAsync(), "giving back a lease won too late");
             }
         });
     }

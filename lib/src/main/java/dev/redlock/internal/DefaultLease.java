@@ -415,7 +415,7 @@ public final class DefaultLease implements Lease {
     public CompletableFuture<ReleaseResult> releaseAsync() {
         if (releaseStarted.compareAndSet(false, true)) {
             stopForRelease();
-            engine.release.releaseAsync(this).whenComplete((result, error) -> {
+            CompletableFuture<?> unused = engine.release.releaseAsync(this).whenComplete((result, error) -> {
                 if (error != null) {
                     released.completeExceptionally(error);
                 } else {

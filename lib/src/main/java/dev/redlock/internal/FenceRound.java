@@ -68,7 +68,7 @@ final class FenceRound {
         RoundOutcome outcome = new RoundOutcome(lease.lockName(), lease.policy(), round.need(), outcomes, confirmed,
                 decidedAt - round.startNanos(), lease.deadlineNanos() - decidedAt, reason);
         // Not fenced: the grant is worthless to a caller who asked for a token. Give it back everywhere.
-        lease.releaseAsync();
+        Background.watch(lease.releaseAsync(), "giving back a lease that could not be fenced");
         return new Attempt(outcome, null);
     }
 }

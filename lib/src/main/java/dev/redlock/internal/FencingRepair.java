@@ -221,7 +221,8 @@ final class FencingRepair implements AutoCloseable {
     /** The key prefix as a SCAN pattern that matches it literally (a prefix may contain {@code * ? [ ] \}). */
     static String globEscaped(String prefix) {
         StringBuilder b = new StringBuilder(prefix.length() + 8);
-        for (char c : prefix.toCharArray()) {
+        for (int i = 0; i < prefix.length(); i++) {
+            char c = prefix.charAt(i);
             if (c == '*' || c == '?' || c == '[' || c == ']' || c == '\\') {
                 b.append('\\');
             }
@@ -289,7 +290,7 @@ final class FencingRepair implements AutoCloseable {
                     return t;
                 });
             }
-            executor.schedule(pass, delayNanos, TimeUnit.NANOSECONDS);
+            java.util.concurrent.ScheduledFuture<?> unused = executor.schedule(pass, delayNanos, TimeUnit.NANOSECONDS);
         }
 
         @Override

@@ -250,6 +250,7 @@ public final class JedisNodeClient implements NodeClient {
             // Each batch of a user's client may use another pooled connection; our own connection keeps its number.
             long connection = spec.client() != null || connectionId == 0 ? ++connections : connectionId;
             connectionId = spec.client() != null ? 0 : connection;
+            @SuppressWarnings({"unchecked", "rawtypes"}) // Java has no generic array creation
             Response<Object>[] replies = new Response[ops.size()];
             for (int i = 0; i < ops.size(); i++) {
                 NodeOp op = ops.get(i);

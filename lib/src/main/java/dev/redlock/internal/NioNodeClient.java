@@ -85,7 +85,7 @@ final class NioNodeClient implements NodeClient, NioLoop.Handler {
     }
 
     /** One TCP connection and the commands sent on it that await their reply, in send order. */
-    private final class Conn {
+    private static final class Conn {
         /** This client's number for the connection, so a release knows whether it follows its acquire on it. */
         final long id = CONNECTIONS.incrementAndGet();
         final SocketChannel channel;
@@ -142,7 +142,7 @@ final class NioNodeClient implements NodeClient, NioLoop.Handler {
     private final AtomicInteger queued = new AtomicInteger();
     private final IntervalFunction reconnectBackoff;
     /** Failures since the last reply (loop thread mostly; a stale read only shifts one delay). */
-    private volatile int failures;
+    private final java.util.concurrent.atomic.AtomicInteger failures = new java.util.concurrent.atomic.AtomicInteger();
     private volatile Conn conn;
     private volatile long reconnectNotBefore = System.nanoTime();
     private volatile boolean closing;
@@ -454,7 +454,7 @@ final class NioNodeClient implements NodeClient, NioLoop.Handler {
      * read resets it. So a dead or hostile node costs neither a connect per round nor a busy reconnect loop.
      */
     private void backOff() {
-        reconnectNotBefore = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(reconnectBackoff.apply(++failures));
+        reconnectNotBefore = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(reconnectBackoff.apply(failures.incrementAndGet()));
     }
 
     // ------------------------------------------------------------------------------------------------ loop side
@@ -588,7 +588,7 @@ final class NioNodeClient implements NodeClient, NioLoop.Handler {
             throw new Resp.ProtocolException(e.getMessage());
         }
         op.answered = true;
-        failures = 0; // a reply: the node is back, the next failure starts the back-off afresh
+        failures.set(0); // a reply: the node is back, the next failure starts the back-off afresh
         inFlight.decrementAndGet();
         guard.settle(op, status, null, c.ident);
         guard.answered(); // only an answer counts: a stalled node still accepts connections

@@ -218,7 +218,7 @@ public final class NodeSpec {
         if (c >= '0' && c <= '9') {
             return c - '0';
         }
-        if (c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
+        if ((c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')) {
             return (c | 0x20) - 'a' + 10;
         }
         return -1;
@@ -241,7 +241,7 @@ public final class NodeSpec {
         boolean digits = text.chars().allMatch(c -> c >= '0' && c <= '9');
         // Without an '@', a "port" may be a password that lost its host (redis://user:secret): echo only what looks
         // like a port.
-        boolean show = hasUserInfo || digits && text.length() <= 5;
+        boolean show = hasUserInfo || (digits && text.length() <= 5);
         if (!digits) {
             throw malformed(field, "port " + (show ? "'" + text + "' is not a number" : "is not a number (not "
                     + "shown: with no '@' in the URI it may be a password)") + "; it must be in [1, 65535]");
@@ -272,6 +272,7 @@ public final class NodeSpec {
      * timeouts, no client-info handshake (one round trip fewer per connect) and RESP2 without auto-negotiation
      * (which would log a warning on every connect to Redis below 6).
      */
+    @SuppressWarnings("deprecation") // ssl(boolean): the JDK's default TLS socket factory, as rediss:// URIs expect
     public redis.clients.jedis.DefaultJedisClientConfig jedisConfig(java.time.Duration connectTimeout,
             java.time.Duration socketTimeout) {
         return redis.clients.jedis.DefaultJedisClientConfig.builder()

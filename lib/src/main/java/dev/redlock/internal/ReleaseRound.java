@@ -27,7 +27,6 @@ final class ReleaseRound {
     private final Ticker ticker;
     private final long perNodeTimeoutNanos;
     private final WaitRoom waitRoom;
-    private final java.util.random.RandomGenerator random;
 
     ReleaseRound(QuorumEngine engine) {
         this.engine = engine;
@@ -36,7 +35,6 @@ final class ReleaseRound {
         this.ticker = engine.ticker;
         this.perNodeTimeoutNanos = engine.perNodeTimeoutNanos;
         this.waitRoom = engine.waitRoom;
-        this.random = engine.random;
     }
 
     /**
@@ -128,7 +126,7 @@ final class ReleaseRound {
         long now = ticker.nanoTime();
         Round round = new Round(NodeOp.Kind.RELEASE, names, nodes.size(), now, ticker);
         long sendBy = keyExpiryNanos - (now + perNodeTimeoutNanos) > 0 ? keyExpiryNanos : now + perNodeTimeoutNanos;
-        round.allAnswered().thenRun(() -> retryUnconfirmed(round, ref, false, token, ttlMillis, keyExpiryNanos,
+        CompletableFuture<?> unused = round.allAnswered().thenRun(() -> retryUnconfirmed(round, ref, false, token, ttlMillis, keyExpiryNanos,
                 failed));
         engine.fanOut(round, i -> releaseOp(round, i, ref, false, token, ttlMillis, sendBy, failed));
     }
@@ -177,7 +175,7 @@ final class ReleaseRound {
             return;
         }
         long delay = releaseRetryNanos(attempt);
-        engine.schedule(() -> {
+        java.util.concurrent.Future<?> unused = engine.schedule(() -> {
             if (engine.closed) {
                 return;
             }
@@ -219,7 +217,7 @@ final class ReleaseRound {
     }
 
     void submitRelease(Round round, DefaultLease lease, long sendBy) {
-        round.allAnswered().thenRun(() -> retryUnconfirmed(round, lease.ref(), true, lease.token(),
+        CompletableFuture<?> unused = round.allAnswered().thenRun(() -> retryUnconfirmed(round, lease.ref(), true, lease.token(),
                 lease.ttlMillis(), lease.keyExpiryNanos(), lease.acquireRound()));
         engine.fanOut(round, i -> releaseOp(round, i, lease.ref(), true, lease.token(), lease.ttlMillis(), sendBy,
                 lease.acquireRound()));

@@ -264,7 +264,7 @@ public final class ExecCommand implements Callable<Integer> {
             tree.add(child.toHandle());
             child.descendants().forEach(tree::add);
             tree.forEach(ProcessHandle::destroy);
-            killer.schedule(this::killTree, grace.toNanos(), TimeUnit.NANOSECONDS);
+            java.util.concurrent.Future<?> unused = killer.schedule(this::killTree, grace.toNanos(), TimeUnit.NANOSECONDS);
         }
 
         private synchronized void killTree() {

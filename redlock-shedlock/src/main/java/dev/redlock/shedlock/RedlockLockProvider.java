@@ -326,7 +326,7 @@ public final class RedlockLockProvider implements ExtensibleLockProvider {
             CompletableFuture.delayedExecutor(keep.toNanos(), TimeUnit.NANOSECONDS,
                     provider.client.config().asyncExecutor()).execute(() -> {
                         try {
-                            lease.releaseAsync().whenComplete((result, error) -> {
+                            java.util.concurrent.CompletableFuture<?> unused = lease.releaseAsync().whenComplete((result, error) -> {
                                 if (error != null || !provider.confirmed(result)) {
                                     LOG.warn("ShedLock lock '{}': the delayed release was not confirmed by a quorum "
                                             + "of nodes, so the lock may stay held until its keys expire, at the "

@@ -400,7 +400,7 @@ public final class RedisServer implements AutoCloseable {
       throw new IllegalStateException("Cannot execute " + command, e);
     }
     LIVE.add(p);
-    p.onExit().thenRun(() -> LIVE.remove(p));
+    java.util.concurrent.CompletableFuture<?> unused = p.onExit().thenRun(() -> LIVE.remove(p));
     process = p;
     paused = false;
     try {
@@ -524,7 +524,7 @@ public final class RedisServer implements AutoCloseable {
   private static int reservePort() {
     for (int i = 0; i < 100; i++) {
       int port;
-      try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getByName(HOST))) {
+      try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getByAddress(new byte[] {127, 0, 0, 1}))) {
         port = socket.getLocalPort();
       } catch (IOException e) {
         throw new UncheckedIOException("Cannot find a free port on " + HOST, e);

@@ -203,6 +203,8 @@ public final class ChaosCommand implements Callable<Integer> {
         private final long origin;
         private final Duration duration;
         private final PrintWriter err;
+        // On the JDKs this runs on (17 to 21), a console exists only when both streams are a terminal.
+        @SuppressWarnings("SystemConsoleNull")
         private final boolean console = System.console() != null;
         private final CountDownLatch stopped = new CountDownLatch(1);
         private Thread thread;

@@ -143,7 +143,8 @@ public record Report(Scenario scenario, long seed, int nodes, int clients, Durat
 
     private static String esc(String s) {
         StringBuilder out = new StringBuilder(s.length());
-        for (char c : s.toCharArray()) {
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
             switch (c) {
                 case '<' -> out.append("&lt;");
                 case '>' -> out.append("&gt;");

@@ -93,7 +93,7 @@ public final class Scenarios {
             LockWorkload.Settings workload) {
         trustPersistence(workload);
         long end = duration.toMillis();
-        long at = 300 + random.nextInt(400);
+        long at = 300L + random.nextInt(400);
         while (at < end - 600) {
             int node = random.nextInt(cluster.size());
             long span = Math.min(400 + random.nextInt(1_100), end - 300 - at);
@@ -155,7 +155,7 @@ public final class Scenarios {
             LockWorkload.Settings workload) {
         workload.config(b -> b.restartQuarantine(true));
         long end = duration.toMillis();
-        for (long at = 500 + random.nextInt(500); at < end - 500; at += 800 + random.nextInt(1_200)) {
+        for (long at = 500L + random.nextInt(500); at < end - 500; at += 800L + random.nextInt(1_200)) {
             int node = random.nextInt(cluster.size());
             nemesis.at(ms(at), "FLUSHALL node " + node, () -> cluster.flushAll(node));
         }

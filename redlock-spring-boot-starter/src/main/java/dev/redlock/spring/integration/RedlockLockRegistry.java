@@ -336,7 +336,7 @@ public class RedlockLockRegistry implements ExpirableLockRegistry, RenewableLock
             } catch (RuntimeException e) {
                 failure = e;
             }
-            if (renewed || current.isValid() && current.remainingValidity().compareTo(leaseTime.dividedBy(3)) > 0) {
+            if (renewed || (current.isValid() && current.remainingValidity().compareTo(leaseTime.dividedBy(3)) > 0)) {
                 if (!renewed) {
                     LOG.debug("lock '{}': renewal failed, {} ms of validity left", key,
                             current.remainingValidity().toMillis(), failure);
@@ -402,7 +402,7 @@ public class RedlockLockRegistry implements ExpirableLockRegistry, RenewableLock
             }
             if (!current.isValid() && !client.isClosed()) {
                 try {
-                    current.releaseAsync();
+                    java.util.concurrent.CompletableFuture<?> unused = current.releaseAsync();
                 } catch (RuntimeException e) {
                     LOG.debug("lock '{}': release of a lost lease failed", key, e);
                 }
