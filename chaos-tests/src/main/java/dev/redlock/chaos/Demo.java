@@ -151,7 +151,8 @@ public final class Demo {
     WorkerStats[] stats = new WorkerStats[WORKERS];
     List<Thread> threads = new ArrayList<>();
     for (int w = 0; w < WORKERS; w++) {
-      WorkerStats s = stats[w] = new WorkerStats();
+      WorkerStats s = new WorkerStats();
+      stats[w] = s;
       QuorumLock lock = clients.get(w).redLock(LOCK_NAME);
       threads.add(newThread("demo-worker-" + w, errors, () -> {
         start.await();
@@ -215,6 +216,7 @@ public final class Demo {
   }
 
   /** One worker: exactly {@link #INCREMENTS_PER_WORKER} increments, each under the RedLock. */
+  @SuppressWarnings("ThreadPriorityCheck") // the yield widens the race that a broken lock would lose
   private static void work(QuorumLock lock, Counter counter, AtomicInteger progress,
       CountDownLatch halfway, WorkerStats s) throws InterruptedException {
     while (s.acquisitions < INCREMENTS_PER_WORKER) {

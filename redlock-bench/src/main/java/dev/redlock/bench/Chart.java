@@ -57,6 +57,7 @@ final class Chart {
      * One panel of bars: its title, the y axis label, and per bar a label, a group and a value (NaN: not measured, no
      * bar).
      */
+    @SuppressWarnings("ArrayRecordComponent") // a panel is drawn, never compared or hashed
     record Panel(String title, String yLabel, List<String> labels, List<Group> groups, double[] values) {
     }
 

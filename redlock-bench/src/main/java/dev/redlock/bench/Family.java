@@ -160,13 +160,13 @@ public final class Family {
             List<String> uris = nodes.uris();
             List<RedisServer> servers = nodes.servers();
 
-            runKind(impls, results, servers, List.of(
+            runKind(impls, results, List.of(
                     new OurContender(QuorumPolicy.MAJORITY, uris, PER_NODE_TIMEOUT, LEASE),
                     new RedissonContender(RedissonContender.Kind.SINGLE, uris, LEASE),
                     new RedissonContender(RedissonContender.Kind.RED_LOCK, uris, LEASE)), (c, r) ->
                     uncontended(c, "uncontended:plain", false, servers, r));
 
-            runKind(impls, results, servers, List.of(
+            runKind(impls, results, List.of(
                     new FamilyContenders.Ours(Kind.FAIR, uris, PER_NODE_TIMEOUT, LEASE),
                     new FamilyContenders.Theirs(Flavor.FAIR_LOCK, uris, LEASE)), (c, r) -> {
                         uncontended(c, "uncontended:fair", false, servers, r);
@@ -175,7 +175,7 @@ public final class Family {
                         }
                     });
 
-            runKind(impls, results, servers, List.of(
+            runKind(impls, results, List.of(
                     new FamilyContenders.Ours(Kind.READ_WRITE, uris, PER_NODE_TIMEOUT, LEASE),
                     new FamilyContenders.Theirs(Flavor.READ_WRITE_LOCK, uris, LEASE)), (c, r) -> {
                         uncontended(c, "uncontended:read", true, servers, r);
@@ -185,7 +185,7 @@ public final class Family {
                         }
                     });
 
-            runKind(impls, results, servers, List.of(
+            runKind(impls, results, List.of(
                     new FamilyContenders.Ours(Kind.SEMAPHORE, uris, PER_NODE_TIMEOUT, LEASE),
                     new FamilyContenders.Theirs(Flavor.PERMIT_EXPIRABLE_SEMAPHORE, uris, LEASE),
                     new FamilyContenders.Theirs(Flavor.SEMAPHORE, uris, LEASE)), (c, r) -> {
@@ -194,7 +194,7 @@ public final class Family {
                                 FamilyContenders.PERMITS, false, servers, r);
                     });
 
-            runKind(impls, results, servers, List.of(
+            runKind(impls, results, List.of(
                     new FamilyContenders.Ours(Kind.MULTI, uris, PER_NODE_TIMEOUT, LEASE),
                     new FamilyContenders.Theirs(Flavor.MULTI_LOCK, uris, LEASE),
                     new FamilyContenders.Theirs(Flavor.RED_LOCKS_IN_ORDER, uris, LEASE)), (c, r) -> {
@@ -215,7 +215,7 @@ public final class Family {
         Files.createDirectories(out);
         Files.writeString(out.resolve("results.md"), md);
         Files.writeString(out.resolve("results.csv"), new Report(machine, impls, results, took).csv());
-        chart(out.resolve("chart.png"), labels, results);
+        chart(out.resolve("chart.png"), results);
         System.out.println(md);
         System.out.println("Written: " + out.resolve("results.md") + ", " + out.resolve("results.csv") + ", "
                 + out.resolve("chart.png"));
@@ -228,8 +228,8 @@ public final class Family {
     }
 
     /** Runs the phases on each contender in turn, then closes them all (before the next kind's are created). */
-    private static void runKind(List<Report.Impl> impls, Results results, List<RedisServer> servers,
-            List<Contender> contenders, Phases phases) throws Exception {
+    private static void runKind(List<Report.Impl> impls, Results results, List<Contender> contenders, Phases phases)
+            throws Exception {
         try {
             for (Contender c : contenders) {
                 impls.add(new Report.Impl(c.id(), c.label(), c.settings(), false));
@@ -663,7 +663,7 @@ public final class Family {
     }
 
     /** Two panels: uncontended cycles/s of every implementation, and acquisitions/s at the fewest threads. */
-    private static void chart(Path file, Map<String, String> labels, Results r) throws IOException {
+    private static void chart(Path file, Results r) throws IOException {
         Set<String> seen = new HashSet<>();
         List<Pair> fewestThreads = CONTENDED.stream()
                 .filter(p -> p.threads() == THREADS[0] || p.threads() == SEMAPHORE_THREADS).toList();

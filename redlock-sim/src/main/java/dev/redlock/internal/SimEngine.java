@@ -32,6 +32,8 @@ public final class SimEngine {
     }
 
     /**
+     * The real engine over simulated nodes, with the seeded random source and a repair that reaches them.
+     *
      * @param reachable for each server, whether the client reaches it now (up, not stopped, not cut off)
      */
     public static QuorumEngine engine(RedlockConfig config, List<? extends NodeClient> nodes,

@@ -22,7 +22,7 @@ import java.util.concurrent.TimeUnit;
 public final class SimNodeClient implements NodeClient {
 
     /** One connection: FIFO both ways, like a TCP stream. */
-    private final class Conn {
+    private static final class Conn {
         final long id;
         final int incarnation;
         final Quarantine.Connection ident = new Quarantine.Connection();
@@ -44,6 +44,8 @@ public final class SimNodeClient implements NodeClient {
     /** Hears each script a server ran for this client, once it ran (for checkers that need the nodes' view). */
     public interface ScriptListener {
         /**
+         * A script ran on a server for this client.
+         *
          * @param client the client's index
          * @param node the server's index
          * @param script the script's file name

@@ -95,6 +95,7 @@ public final class FairOrderChecker {
      * @param windowMillis how long a place lasts after an attempt (the queue window)
      * @return VALID when no grant overtook a waiter placed on a quorum, INVALID naming both acquisitions otherwise
      */
+    @SuppressWarnings("ReferenceEquality") // the same grant, not an equal one
     public static CheckResult check(List<Acquisition> acquisitions, List<Placement> placements, List<Leave> leaves,
             List<List<Long>> losses, double[] nodeRates, int quorum, long windowMillis) {
         Map<String, List<Placement>> byAcquisition = new HashMap<>();

@@ -41,6 +41,7 @@ final class LuaShim {
      * each one (UTF-8 both ways) is a good part of a call's cost. Cleared when it grows, so a long run stays small.
      */
     private final Map<String, LuaString> toLuaStrings = new HashMap<>();
+    @SuppressWarnings("IdentityHashMapUsage") // keyed by LuaJ's interned strings themselves, on purpose
     private final Map<LuaString, String> fromLuaStrings = new java.util.IdentityHashMap<>();
     private SimRedis server;
 
@@ -180,6 +181,7 @@ final class LuaShim {
         throw new IllegalStateException("no Lua form for " + reply);
     }
 
+    @SuppressWarnings("ReferenceEquality") // LuaJ's TRUE and FALSE are singletons
     private Object fromLua(LuaValue v) {
         if (v.isnil() || v == LuaValue.FALSE) {
             return null;

@@ -40,6 +40,7 @@ public final class ReadWriteExclusionChecker {
      * @param holds the leases of every read-write lock, readers and writers
      * @return VALID when no writer overlaps another holder, INVALID naming both leases of each overlap otherwise
      */
+    @SuppressWarnings("ReferenceEquality") // which of the two holds, not an equal one
     public static CheckResult check(List<Hold> holds) {
         Map<String, List<Hold>> byLock = new TreeMap<>();
         for (Hold h : holds) {

@@ -45,7 +45,7 @@ final class RedisNumbers {
             int end = i + 3;
             if (end < s.length() && s.charAt(end) == '(') {
                 int j = end + 1;
-                while (j < s.length() && (Character.isLetterOrDigit(s.charAt(j)) && s.charAt(j) < 0x80
+                while (j < s.length() && ((Character.isLetterOrDigit(s.charAt(j)) && s.charAt(j) < 0x80)
                         || s.charAt(j) == '_')) {
                     j++;
                 }

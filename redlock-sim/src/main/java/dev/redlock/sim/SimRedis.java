@@ -579,6 +579,7 @@ public final class SimRedis extends SimProcess {
         private static final int LISTPACK_ENTRIES = 128;
         private static final int LISTPACK_VALUE = 64;
 
+        @SuppressWarnings("ArrayRecordComponent") // ordered by score and member; the bytes are only carried
         record Entry(double score, String member, byte[] bytes) implements Comparable<Entry> {
             @Override
             public int compareTo(Entry o) {

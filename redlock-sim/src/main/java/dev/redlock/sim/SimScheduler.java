@@ -99,6 +99,7 @@ final class SimScheduler extends AbstractExecutorService implements ScheduledExe
     }
 
     @Override
+    @SuppressWarnings("FutureReturnValueIgnored") // execute(): nothing is returned to wait on
     public void execute(Runnable command) {
         schedule(command, 0, TimeUnit.NANOSECONDS);
     }

@@ -39,6 +39,9 @@ import java.util.function.BooleanSupplier;
  *
  * <p>Everything comes from the seed, so {@link #run} with the same configuration and seed replays exactly.
  */
+// The simulated clients fire operations and record their outcomes from callbacks into the history; nothing waits on
+// the futures those calls return.
+@SuppressWarnings("FutureReturnValueIgnored")
 public final class Simulation {
 
     static final int NODES = 5;
@@ -344,7 +347,7 @@ public final class Simulation {
         defineLocks();
         world.afterEach(this::observe);
 
-        scheduleFaults(persistent);
+        scheduleFaults();
         for (Client c : clients) {
             c.process.afterClock(world.between(0, 20 * MS), () -> cycle(c));
         }
@@ -618,7 +621,7 @@ public final class Simulation {
 
     // ------------------------------------------------------------------------------------------------ faults
 
-    private void scheduleFaults(boolean[] persistent) {
+    private void scheduleFaults() {
         // The nodes that may lose data: a minority inside the assumptions, a majority for the negative control.
         List<Integer> order = new ArrayList<>();
         for (int i = 0; i < NODES; i++) {
@@ -633,7 +636,7 @@ public final class Simulation {
         for (int k = 0; k < faults; k++) {
             long at = world.between(50, ACTIVE_MS - 100) * MS;
             int kind = random.nextInt(8);
-            world.after(at, () -> fault(kind, lossy, persistent));
+            world.after(at, () -> fault(kind, lossy));
         }
         if (config.majorityLoss() || world.chance(0.3)) {
             // Every lossy node loses its data at once, and comes back quickly.
@@ -646,7 +649,7 @@ public final class Simulation {
         }
     }
 
-    private void fault(int kind, List<Integer> lossy, boolean[] persistent) {
+    private void fault(int kind, List<Integer> lossy) {
         int node = random.nextInt(NODES);
         switch (kind) {
             case 0: { // stop a node (SIGSTOP)

@@ -87,7 +87,7 @@ public final class LivenessChecker implements Checker {
       // Subtraction, not start + SECOND <= end, so an interval near Long.MAX_VALUE cannot overflow.
       for (long start = interval[0]; interval[1] - start >= SECOND; start += SECOND) {
         long end = start + SECOND;
-        long count = lowerBound(completes, end) - lowerBound(completes, start);
+        long count = (long) lowerBound(completes, end) - lowerBound(completes, start);
         buckets++;
         successes += count;
         worst = Math.min(worst, count);
