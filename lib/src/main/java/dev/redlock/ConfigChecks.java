@@ -22,8 +22,7 @@ final class ConfigChecks {
     // The configuration's logger name, which users' logging settings already address.
     private static final Logger LOG = LoggerFactory.getLogger(RedlockConfig.class);
 
-    private ConfigChecks() {
-    }
+    private ConfigChecks() {}
 
     /** At least one node, and no server twice (two databases of one server are one node: one restart, two votes). */
     static void nodes(List<NodeSpec> nodes) {
@@ -35,8 +34,9 @@ final class ConfigChecks {
         for (int i = 0; i < nodes.size(); i++) {
             Integer first = seen.putIfAbsent(nodes.get(i).server(), i);
             if (first != null) {
-                throw new IllegalArgumentException("nodes: duplicate node " + nodes.get(i).server() + " at nodes["
-                        + first + "] and nodes[" + i + "]; every node must be a distinct master");
+                throw new IllegalArgumentException(
+                        "nodes: duplicate node " + nodes.get(i).server() + " at nodes[" + first + "] and nodes[" + i
+                                + "]; every node must be a distinct master");
             }
         }
     }
@@ -60,8 +60,8 @@ final class ConfigChecks {
                 // A URI given by mistake may carry a password: show only what follows its last '@'.
                 int at = name.lastIndexOf('@');
                 String shown = at < 0 ? name : "***" + name.substring(at);
-                throw new IllegalArgumentException("unverifiedIdentity: '" + shown + "' is not a configured node; "
-                        + "allowed: " + names);
+                throw new IllegalArgumentException(
+                        "unverifiedIdentity: '" + shown + "' is not a configured node; " + "allowed: " + names);
             }
         }
     }
@@ -69,11 +69,15 @@ final class ConfigChecks {
     /** Warns when the node count gives no fault tolerance (below 3) or no more than one node fewer would (even). */
     static void warnOnNodeCount(int n) {
         if (n < 3) {
-            LOG.warn("{} node(s) configured: a RedLock needs at least 3 independent masters to survive a node "
-                    + "failure", n);
+            LOG.warn(
+                    "{} node(s) configured: a RedLock needs at least 3 independent masters to survive a node "
+                            + "failure",
+                    n);
         } else if (n % 2 == 0) {
-            LOG.warn("{} nodes configured: an even N tolerates no more failures than N-1 ({}); prefer an odd N",
-                    n, QuorumPolicy.MAJORITY.tolerated(n));
+            LOG.warn(
+                    "{} nodes configured: an even N tolerates no more failures than N-1 ({}); prefer an odd N",
+                    n,
+                    QuorumPolicy.MAJORITY.tolerated(n));
         }
     }
 
@@ -93,8 +97,8 @@ final class ConfigChecks {
     static Duration inRange(String field, Duration d, Duration min, Duration max) {
         Objects.requireNonNull(d, field);
         if (d.compareTo(min) < 0 || d.compareTo(max) > 0) {
-            throw new IllegalArgumentException(field + ": must be in [" + human(min) + ", " + human(max) + "], got "
-                    + describe(d));
+            throw new IllegalArgumentException(
+                    field + ": must be in [" + human(min) + ", " + human(max) + "], got " + describe(d));
         }
         return d;
     }
@@ -121,7 +125,9 @@ final class ConfigChecks {
             long nanos = d.toNanos();
             return nanos % 1_000_000 == 0 ? nanos / 1_000_000 + " ms" : nanos + " ns";
         }
-        return BigDecimal.valueOf(seconds).add(BigDecimal.valueOf(d.getNano(), 9)).stripTrailingZeros()
-                .toPlainString() + " s";
+        return BigDecimal.valueOf(seconds)
+                        .add(BigDecimal.valueOf(d.getNano(), 9))
+                        .stripTrailingZeros()
+                        .toPlainString() + " s";
     }
 }

@@ -65,7 +65,8 @@ public final class LockInfo {
             }
             ttls.sort(java.util.Comparator.reverseOrder());
             long ms = ttls.get(quorum - 1);
-            this.remaining = ms == Long.MAX_VALUE ? null
+            this.remaining = ms == Long.MAX_VALUE
+                    ? null
                     : Duration.ofMillis(Math.max(0, ms - (long) Math.ceil(ms * driftFactor) - 2));
         }
     }
@@ -140,9 +141,16 @@ public final class LockInfo {
 
     @Override
     public String toString() {
-        StringBuilder s = new StringBuilder("LockInfo{lock=").append(lockName).append(", locked=").append(locked());
+        StringBuilder s = new StringBuilder("LockInfo{lock=")
+                .append(lockName)
+                .append(", locked=")
+                .append(locked());
         if (holder != null) {
-            s.append(", holder=").append(holder).append("…, on ").append(holdingNodes).append(" nodes");
+            s.append(", holder=")
+                    .append(holder)
+                    .append("…, on ")
+                    .append(holdingNodes)
+                    .append(" nodes");
         }
         if (remaining != null) {
             s.append(", remaining=").append(remaining.toMillis()).append("ms");

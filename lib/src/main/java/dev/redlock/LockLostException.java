@@ -43,9 +43,13 @@ public class LockLostException extends RedlockException {
      * @param lastRound the last extension round, or {@code null} if none ran
      */
     public LockLostException(String lockName, String tokenPrefix, Reason reason, RoundOutcome lastRound) {
-        super("lease of lock '" + lockName + "' (token " + tokenPrefix + "…) lost: " + reason
-                + (lastRound == null ? "" : "; last extension: " + lastRound.granted() + "/" + lastRound.required()
-                        + " " + lastRound.reason() + " " + lastRound.nodes()), null);
+        super(
+                "lease of lock '" + lockName + "' (token " + tokenPrefix + "…) lost: " + reason
+                        + (lastRound == null
+                                ? ""
+                                : "; last extension: " + lastRound.granted() + "/" + lastRound.required() + " "
+                                        + lastRound.reason() + " " + lastRound.nodes()),
+                null);
         this.lockName = lockName;
         this.reason = reason;
         this.lastRound = lastRound;

@@ -99,8 +99,12 @@ public final class NodeOutcome {
 
     @Override
     public String toString() {
-        StringBuilder s = new StringBuilder(node).append('=').append(status)
-                .append('(').append(latencyNanos / 1_000).append("us");
+        StringBuilder s = new StringBuilder(node)
+                .append('=')
+                .append(status)
+                .append('(')
+                .append(latencyNanos / 1_000)
+                .append("us");
         if (holderTtlMillis >= 0) {
             s.append(", holder ttl ").append(holderTtlMillis).append("ms");
         }

@@ -18,9 +18,11 @@ public class NotEnoughNodesException extends RedlockException {
      * @param lastRound the last round, whose reason is {@link FailureReason#NOT_ENOUGH_NODES}
      */
     public NotEnoughNodesException(RoundOutcome lastRound) {
-        super("not enough nodes reachable for lock '" + lastRound.lockName() + "': needed " + lastRound.required()
-                + " of " + lastRound.nodes().size() + ", " + lastRound.unavailable() + " unavailable: "
-                + lastRound.nodes(), firstError(lastRound));
+        super(
+                "not enough nodes reachable for lock '" + lastRound.lockName() + "': needed " + lastRound.required()
+                        + " of " + lastRound.nodes().size() + ", " + lastRound.unavailable() + " unavailable: "
+                        + lastRound.nodes(),
+                firstError(lastRound));
         this.lastRound = lastRound;
     }
 

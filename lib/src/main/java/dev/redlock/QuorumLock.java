@@ -52,8 +52,7 @@ public final class QuorumLock implements Lock {
     private static final Logger LOG = LoggerFactory.getLogger(QuorumLock.class);
 
     /** Who holds a lock through the {@link Lock} face: one entry per (lock, thread). */
-    record HoldKey(String lockId, Thread thread) {
-    }
+    record HoldKey(String lockId, Thread thread) {}
 
     /** Hold state; touched only by its owning thread, so the count needs no synchronization. */
     static final class Hold {
@@ -105,9 +104,11 @@ public final class QuorumLock implements Lock {
      */
     public QuorumLock fenced() {
         if (ref.kind() == LockRef.Kind.READ || ref.kind() == LockRef.Kind.MULTI) {
-            throw new UnsupportedOperationException("lock '" + ref.name() + "': " + (ref.kind() == LockRef.Kind.READ
-                    ? "a read lock is shared, so its leases carry no fencing token (the write lock's do)"
-                    : "a multi-resource lock has no fencing token: each resource's tokens come from its own counter"));
+            throw new UnsupportedOperationException(
+                    "lock '" + ref.name() + "': "
+                            + (ref.kind() == LockRef.Kind.READ
+                                    ? "a read lock is shared, so its leases carry no fencing token (the write lock's do)"
+                                    : "a multi-resource lock has no fencing token: each resource's tokens come from its own counter"));
         }
         return ref.fenced() ? this : new QuorumLock(client, engine, ref.withFencing(true));
     }
@@ -273,7 +274,10 @@ public final class QuorumLock implements Lock {
             client.holds().remove(key);
             ReleaseResult result = hold.lease.release();
             if (lost != null) {
-                LOG.warn("lock '{}' unlocked after its lease was lost ({}); release: {}", ref.name(), lost.reason(),
+                LOG.warn(
+                        "lock '{}' unlocked after its lease was lost ({}); release: {}",
+                        ref.name(),
+                        lost.reason(),
                         result);
             }
         }
@@ -396,7 +400,10 @@ public final class QuorumLock implements Lock {
     }
 
     private void hold(AcquireResult result) {
-        client.holds().put(new HoldKey(lockId, Thread.currentThread()), new Hold(result.lease().orElseThrow()));
+        client.holds()
+                .put(
+                        new HoldKey(lockId, Thread.currentThread()),
+                        new Hold(result.lease().orElseThrow()));
     }
 
     private boolean holdIfAcquired(AcquireResult result) {
@@ -522,8 +529,10 @@ public final class QuorumLock implements Lock {
         CompletableFuture<Optional<Lease>> out = new CompletableFuture<>();
         CompletableFuture<?> unused = acquisition.whenComplete((result, error) -> {
             if (error != null) {
-                out.completeExceptionally(error instanceof java.util.concurrent.CompletionException
-                        && error.getCause() != null ? error.getCause() : error);
+                out.completeExceptionally(
+                        error instanceof java.util.concurrent.CompletionException && error.getCause() != null
+                                ? error.getCause()
+                                : error);
                 return;
             }
             Optional<Lease> lease;
@@ -544,7 +553,6 @@ public final class QuorumLock implements Lock {
         });
         return out;
     }
-
 
     /**
      * Acquires an auto-extended lease without blocking and reports everything. The future completes on the

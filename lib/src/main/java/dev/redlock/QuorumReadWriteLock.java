@@ -48,8 +48,7 @@ public final class QuorumReadWriteLock implements ReadWriteLock {
         this.preferWriters = preferWriters;
         long window = preferWriters ? client.queueWindow().toMillis() : 0;
         this.read = new QuorumLock(client, engine, LockRef.readWrite(name, key, QuorumPolicy.MAJORITY, false, 0));
-        this.write = new QuorumLock(client, engine, LockRef.readWrite(name, key, QuorumPolicy.MAJORITY, true,
-                window));
+        this.write = new QuorumLock(client, engine, LockRef.readWrite(name, key, QuorumPolicy.MAJORITY, true, window));
     }
 
     /**

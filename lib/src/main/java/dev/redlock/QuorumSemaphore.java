@@ -193,15 +193,17 @@ public final class QuorumSemaphore {
                 return;
             }
             QuorumLock slot = slots.get((start + tried) % permits);
-            CompletableFuture<AcquireResult> round = leaseTime == null ? slot.attemptAsync(Duration.ZERO)
-                    : slot.attemptAsync(Duration.ZERO, leaseTime);
+            CompletableFuture<AcquireResult> round =
+                    leaseTime == null ? slot.attemptAsync(Duration.ZERO) : slot.attemptAsync(Duration.ZERO, leaseTime);
             CompletableFuture<?> unused = round.whenComplete(this::answered);
         }
 
         private void answered(AcquireResult r, Throwable error) {
             if (error != null) {
-                result.completeExceptionally(error instanceof java.util.concurrent.CompletionException
-                        && error.getCause() != null ? error.getCause() : error);
+                result.completeExceptionally(
+                        error instanceof java.util.concurrent.CompletionException && error.getCause() != null
+                                ? error.getCause()
+                                : error);
                 return;
             }
             if (r.acquired()) {
@@ -215,7 +217,8 @@ public final class QuorumSemaphore {
             anyDecided |= r.reason() != FailureReason.NOT_ENOUGH_NODES;
             Optional<Duration> ttl = r.holderTtl();
             if (ttl.isPresent()) {
-                freesIn = Math.min(freesIn, TimeUnit.MILLISECONDS.toNanos(ttl.get().toMillis() + 1));
+                freesIn = Math.min(
+                        freesIn, TimeUnit.MILLISECONDS.toNanos(ttl.get().toMillis() + 1));
             }
             if (++tried < permits) {
                 next();
@@ -240,8 +243,8 @@ public final class QuorumSemaphore {
     private long retryDelayNanos() {
         RedlockConfig config = engine.config();
         double jitter = Math.min(config.retryJitter(), 0.999);
-        return (long) (config.retryDelay().toNanos() * (1 - jitter + 2 * jitter * ThreadLocalRandom.current()
-                .nextDouble()));
+        return (long) (config.retryDelay().toNanos()
+                * (1 - jitter + 2 * jitter * ThreadLocalRandom.current().nextDouble()));
     }
 
     private Optional<Lease> acquire(Duration wait, Duration leaseTime) throws InterruptedException {
@@ -255,8 +258,8 @@ public final class QuorumSemaphore {
             long freesIn = Long.MAX_VALUE;
             for (int k = 0; k < permits; k++) {
                 QuorumLock slot = slots.get((start + k) % permits);
-                AcquireResult r = leaseTime == null ? slot.attempt(Duration.ZERO)
-                        : slot.attempt(Duration.ZERO, leaseTime);
+                AcquireResult r =
+                        leaseTime == null ? slot.attempt(Duration.ZERO) : slot.attempt(Duration.ZERO, leaseTime);
                 if (r.acquired()) {
                     return r.lease();
                 }
@@ -266,7 +269,8 @@ public final class QuorumSemaphore {
                 }
                 Optional<Duration> ttl = r.holderTtl();
                 if (ttl.isPresent()) {
-                    freesIn = Math.min(freesIn, TimeUnit.MILLISECONDS.toNanos(ttl.get().toMillis() + 1));
+                    freesIn = Math.min(
+                            freesIn, TimeUnit.MILLISECONDS.toNanos(ttl.get().toMillis() + 1));
                 }
             }
             long remaining = deadline - engine.ticker().nanoTime();

@@ -172,17 +172,26 @@ public final class RedlockClient implements AutoCloseable {
     public List<NodeOutcome> forceUnlock(String name) {
         String key = keyOf(name);
         LockInfo before = inspect(name);
-        List<String> seen = before.holders().stream().map(h -> h.orElse(null)).collect(
-                java.util.stream.Collectors.toList());
+        List<String> seen =
+                before.holders().stream().map(h -> h.orElse(null)).collect(java.util.stream.Collectors.toList());
         List<NodeOutcome> deleted = new java.util.ArrayList<>();
         for (Inspection.NodeView v : engine.inspection().forceRelease(key, seen)) {
             deleted.add(v.outcome());
         }
         long n = deleted.stream().filter(o -> o.status() == NodeStatus.RELEASED).count();
-        LOG.warn("lock '{}' force-unlocked by thread '{}' of process {}: key deleted on {} of {} nodes; holder was {}",
-                name, Thread.currentThread().getName(), ProcessHandle.current().pid(), n, deleted.size(),
-                before.holder().map(h -> h + "…").orElse("none with a majority (per node: " + before.holders().stream()
-                        .map(h -> h.map(p -> p + "…").orElse("-")).toList() + ")"));
+        LOG.warn(
+                "lock '{}' force-unlocked by thread '{}' of process {}: key deleted on {} of {} nodes; holder was {}",
+                name,
+                Thread.currentThread().getName(),
+                ProcessHandle.current().pid(),
+                n,
+                deleted.size(),
+                before.holder()
+                        .map(h -> h + "…")
+                        .orElse("none with a majority (per node: "
+                                + before.holders().stream()
+                                        .map(h -> h.map(p -> p + "…").orElse("-"))
+                                        .toList() + ")"));
         return deleted;
     }
 
@@ -214,8 +223,8 @@ public final class RedlockClient implements AutoCloseable {
     public QuorumSemaphore semaphore(String name, int permits) {
         Objects.requireNonNull(name, "name");
         if (permits < 1 || permits > QuorumSemaphore.MAX_PERMITS) {
-            throw new IllegalArgumentException("permits: must be between 1 and " + QuorumSemaphore.MAX_PERMITS
-                    + ", was " + permits);
+            throw new IllegalArgumentException(
+                    "permits: must be between 1 and " + QuorumSemaphore.MAX_PERMITS + ", was " + permits);
         }
         if (name.isEmpty()) {
             throw new IllegalArgumentException("name: a semaphore name must not be empty");
@@ -251,8 +260,11 @@ public final class RedlockClient implements AutoCloseable {
      * @throws IllegalArgumentException if the name is not a valid lock name
      */
     public QuorumLock fairLock(String name) {
-        return new QuorumLock(this, engine, LockRef.fair(name, keyOf(name), QuorumPolicy.MAJORITY,
-                queueWindow().toMillis()));
+        return new QuorumLock(
+                this,
+                engine,
+                LockRef.fair(
+                        name, keyOf(name), QuorumPolicy.MAJORITY, queueWindow().toMillis()));
     }
 
     /**
@@ -292,8 +304,8 @@ public final class RedlockClient implements AutoCloseable {
             sorted.add(name);
         }
         if (sorted.isEmpty() || sorted.size() > QuorumSemaphore.MAX_PERMITS) {
-            throw new IllegalArgumentException("names: must hold 1 to " + QuorumSemaphore.MAX_PERMITS
-                    + " distinct names, got " + sorted.size());
+            throw new IllegalArgumentException(
+                    "names: must hold 1 to " + QuorumSemaphore.MAX_PERMITS + " distinct names, got " + sorted.size());
         }
         List<String> keys = new java.util.ArrayList<>(sorted.size());
         for (String name : sorted) {
@@ -397,8 +409,8 @@ public final class RedlockClient implements AutoCloseable {
             LOG.debug("topology check of {}: no warnings", config.nodeNames());
         }
         if (config.strictTopology() && !report.problems().isEmpty()) {
-            throw new IllegalStateException("strictTopology: the topology check found " + report.problems().size()
-                    + " problem(s): " + String.join("; ", report.problems()));
+            throw new IllegalStateException("strictTopology: the topology check found "
+                    + report.problems().size() + " problem(s): " + String.join("; ", report.problems()));
         }
         return report;
     }
@@ -525,9 +537,10 @@ public final class RedlockClient implements AutoCloseable {
         Object ran = new Object();
         try {
             return withLock(name, options, () -> {
-                body.run();
-                return ran;
-            }).isPresent();
+                        body.run();
+                        return ran;
+                    })
+                    .isPresent();
         } catch (InterruptedException | RuntimeException e) {
             throw e;
         } catch (Exception e) {
@@ -552,7 +565,8 @@ public final class RedlockClient implements AutoCloseable {
             MdcScope scope = new MdcScope(org.slf4j.MDC.get(MDC_LOCK), org.slf4j.MDC.get(MDC_FENCING_TOKEN));
             org.slf4j.MDC.put(MDC_LOCK, name);
             if (lease.fencingToken().isPresent()) {
-                org.slf4j.MDC.put(MDC_FENCING_TOKEN, Long.toString(lease.fencingToken().getAsLong()));
+                org.slf4j.MDC.put(
+                        MDC_FENCING_TOKEN, Long.toString(lease.fencingToken().getAsLong()));
             } else {
                 org.slf4j.MDC.remove(MDC_FENCING_TOKEN);
             }
@@ -588,8 +602,8 @@ public final class RedlockClient implements AutoCloseable {
         long ttl = engine.checkLeaseTime(options.leaseTime().orElse(config.leaseTime()));
         Duration wait = options.waitTime().orElse(config.waitBudget());
         // Beyond what a long of nanoseconds holds (about 292 years): as long as it takes.
-        long waitNanos = wait.compareTo(Duration.ofNanos(Long.MAX_VALUE)) >= 0 ? QuorumEngine.FOREVER - 1
-                : wait.toNanos();
+        long waitNanos =
+                wait.compareTo(Duration.ofNanos(Long.MAX_VALUE)) >= 0 ? QuorumEngine.FOREVER - 1 : wait.toNanos();
         AcquireResult result = engine.acquire(lock.ref(), ttl, waitNanos, true, true);
         if (!result.acquired() && result.reason() == FailureReason.NOT_ENOUGH_NODES) {
             throw new NotEnoughNodesException(result.lastRound());
@@ -598,8 +612,9 @@ public final class RedlockClient implements AutoCloseable {
     }
 
     private static LockLostException lostOf(Lease lease) {
-        return lease.lossCause().orElseGet(() -> new LockLostException(lease.lockName(),
-                lease.token().substring(0, 8), LockLostException.Reason.EXPIRED, null));
+        return lease.lossCause()
+                .orElseGet(() -> new LockLostException(
+                        lease.lockName(), lease.token().substring(0, 8), LockLostException.Reason.EXPIRED, null));
     }
 
     /** Interrupts the body's thread on loss, but only while the body is still running. */

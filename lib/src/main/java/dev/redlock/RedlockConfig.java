@@ -31,7 +31,6 @@ import redis.clients.jedis.UnifiedJedis;
  */
 public final class RedlockConfig {
 
-
     /** Default per-node timeout: 50 ms. A round waits at most this long for any node. */
     public static final Duration DEFAULT_PER_NODE_TIMEOUT = Duration.ofMillis(50);
     /** Default TCP connect timeout: 1 s. */
@@ -472,8 +471,8 @@ public final class RedlockConfig {
      * @param minValidity the minimum validity
      * @throws IllegalArgumentException naming the field and the allowed range, or the smallest lease time that works
      */
-    public static void checkLeaseTime(String field, Duration leaseTime, Duration perNodeTimeout, double driftFactor,
-            Duration minValidity) {
+    public static void checkLeaseTime(
+            String field, Duration leaseTime, Duration perNodeTimeout, double driftFactor, Duration minValidity) {
         inRange(field, leaseTime, Duration.ofMillis(1), MAX_LEASE_TIME);
         long ttl = leaseTime.toNanos();
         long drift = (long) (ttl * driftFactor) + DRIFT_CONSTANT.toNanos();
@@ -540,8 +539,7 @@ public final class RedlockConfig {
         private java.time.Clock wallClock = java.time.Clock.systemUTC();
         private Executor asyncExecutor = ForkJoinPool.commonPool();
 
-        private Builder() {
-        }
+        private Builder() {}
 
         /**
          * Adds nodes by URI, {@code redis://[user:password@]host[:port][/db]} or {@code rediss://...} for TLS. The
@@ -670,8 +668,8 @@ public final class RedlockConfig {
         public Builder minValidity(Duration minValidity) {
             Objects.requireNonNull(minValidity, "minValidity");
             if (minValidity.isNegative() || minValidity.compareTo(MAX_LEASE_TIME) >= 0) {
-                throw new IllegalArgumentException("minValidity: must be in [0 ms, " + human(MAX_LEASE_TIME)
-                        + "), got " + describe(minValidity));
+                throw new IllegalArgumentException(
+                        "minValidity: must be in [0 ms, " + human(MAX_LEASE_TIME) + "), got " + describe(minValidity));
             }
             this.minValidity = minValidity;
             return this;
@@ -731,8 +729,8 @@ public final class RedlockConfig {
          * @throws IllegalArgumentException if outside [1 ms, 10 min]
          */
         public Builder circuitOpenDuration(Duration openDuration) {
-            this.circuitOpenDuration = inRange("circuitOpenDuration", openDuration, Duration.ofMillis(1),
-                    MAX_CIRCUIT_OPEN_DURATION);
+            this.circuitOpenDuration =
+                    inRange("circuitOpenDuration", openDuration, Duration.ofMillis(1), MAX_CIRCUIT_OPEN_DURATION);
             return this;
         }
 
@@ -779,8 +777,8 @@ public final class RedlockConfig {
          */
         public Builder maxFailedExtensions(int maxFailedExtensions) {
             if (maxFailedExtensions < 0) {
-                throw new IllegalArgumentException("maxFailedExtensions: must be >= 0 (0 = no cap), got "
-                        + maxFailedExtensions);
+                throw new IllegalArgumentException(
+                        "maxFailedExtensions: must be >= 0 (0 = no cap), got " + maxFailedExtensions);
             }
             this.maxFailedExtensions = maxFailedExtensions;
             return this;
@@ -827,8 +825,8 @@ public final class RedlockConfig {
          * @throws IllegalArgumentException if outside [1 ms, 1 day]
          */
         public Builder identityCheckInterval(Duration interval) {
-            this.identityCheckInterval = inRange("identityCheckInterval", interval, Duration.ofMillis(1),
-                    MAX_IDENTITY_CHECK_INTERVAL);
+            this.identityCheckInterval =
+                    inRange("identityCheckInterval", interval, Duration.ofMillis(1), MAX_IDENTITY_CHECK_INTERVAL);
             return this;
         }
 

@@ -20,8 +20,7 @@ public interface RedlockListener {
      * @param result the result, with the last round's per-node outcomes
      * @param elapsed from the call to the result, on the client's ticker
      */
-    default void acquisitionEnded(LockKind kind, AcquireResult result, Duration elapsed) {
-    }
+    default void acquisitionEnded(LockKind kind, AcquireResult result, Duration elapsed) {}
 
     /**
      * One acquire round was decided; its outcome names each node's answer.
@@ -29,8 +28,7 @@ public interface RedlockListener {
      * @param kind the lock's kind
      * @param round the round's outcome
      */
-    default void acquireRound(LockKind kind, RoundOutcome round) {
-    }
+    default void acquireRound(LockKind kind, RoundOutcome round) {}
 
     /**
      * An extension (the watchdog's or the caller's) failed; the lease may still be valid until its deadline.
@@ -38,8 +36,7 @@ public interface RedlockListener {
      * @param lease the lease
      * @param round the failed round's outcome
      */
-    default void extensionFailed(Lease lease, RoundOutcome round) {
-    }
+    default void extensionFailed(Lease lease, RoundOutcome round) {}
 
     /**
      * A lease was lost (once per lease): its validity ended while held, extensions failed, or the client closed.
@@ -47,6 +44,5 @@ public interface RedlockListener {
      * @param lease the lease
      * @param cause why, with the last extension's per-node outcomes
      */
-    default void leaseLost(Lease lease, LockLostException cause) {
-    }
+    default void leaseLost(Lease lease, LockLostException cause) {}
 }

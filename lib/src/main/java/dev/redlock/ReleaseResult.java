@@ -32,8 +32,8 @@ public final class ReleaseResult {
      *        final result
      * @param executor where dependents of {@link #completion()} run
      */
-    public ReleaseResult(String lockName, List<NodeOutcome> nodes, CompletableFuture<ReleaseResult> completion,
-            Executor executor) {
+    public ReleaseResult(
+            String lockName, List<NodeOutcome> nodes, CompletableFuture<ReleaseResult> completion, Executor executor) {
         this.lockName = lockName;
         this.nodes = List.copyOf(nodes);
         this.completion = completion == null ? CompletableFuture.completedFuture(this) : completion;

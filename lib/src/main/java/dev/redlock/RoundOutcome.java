@@ -33,8 +33,15 @@ public final class RoundOutcome {
      * @param validityNanos {@code ttl - elapsed - drift}, in nanoseconds (may be negative)
      * @param reason {@link FailureReason#NONE} on success, else why it failed
      */
-    public RoundOutcome(String lockName, QuorumPolicy policy, int required, List<NodeOutcome> nodes, int granted,
-            long elapsedNanos, long validityNanos, FailureReason reason) {
+    public RoundOutcome(
+            String lockName,
+            QuorumPolicy policy,
+            int required,
+            List<NodeOutcome> nodes,
+            int granted,
+            long elapsedNanos,
+            long validityNanos,
+            FailureReason reason) {
         this.lockName = lockName;
         this.policy = policy;
         this.required = required;

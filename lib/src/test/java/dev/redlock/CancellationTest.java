@@ -1,7 +1,6 @@
 package dev.redlock;
 
 import static org.awaitility.Awaitility.await;
-import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -27,13 +26,17 @@ class CancellationTest extends RedisBackedTest {
 
     /** The key stays free on every node for a while: nobody acquired it behind the caller's back. */
     private static void assertStaysFree(String key) {
-        await().during(Duration.ofMillis(600)).atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(20))
+        await().during(Duration.ofMillis(600))
+                .atMost(Duration.ofSeconds(5))
+                .pollInterval(Duration.ofMillis(20))
                 .until(() -> nodesWithKey(key) == 0);
     }
 
     /** Lock {@code name}, taken for 10 s by another client, so that an acquisition has to wait. */
     private Lease heldByAnotherClient(String name) throws InterruptedException {
-        return client().redLock(name).tryAcquire(Duration.ZERO, Duration.ofSeconds(10)).orElseThrow();
+        return client().redLock(name)
+                .tryAcquire(Duration.ZERO, Duration.ofSeconds(10))
+                .orElseThrow();
     }
 
     /** How many scripts node {@code i} has run (every round sends one acquire script to every node). */
@@ -52,7 +55,8 @@ class CancellationTest extends RedisBackedTest {
 
     /** Waits until node {@code i} has run at least {@code rounds} more scripts than {@code before}. */
     private static void awaitRounds(int i, long before, int rounds) {
-        await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(5))
+        await().atMost(Duration.ofSeconds(5))
+                .pollInterval(Duration.ofMillis(5))
                 .until(() -> scriptCalls(i) >= before + rounds);
     }
 
@@ -87,8 +91,8 @@ class CancellationTest extends RedisBackedTest {
         String name = uniqueName("cancel-timeout");
         Lease held = heldByAnotherClient(name);
         RedlockClient c = client();
-        CompletableFuture<AcquireResult> waiting = c.redLock(name).attemptAsync(Duration.ofSeconds(20))
-                .orTimeout(50, TimeUnit.MILLISECONDS);
+        CompletableFuture<AcquireResult> waiting =
+                c.redLock(name).attemptAsync(Duration.ofSeconds(20)).orTimeout(50, TimeUnit.MILLISECONDS);
         ExecutionException e = assertThrows(ExecutionException.class, () -> waiting.get(5, TimeUnit.SECONDS));
         assertInstanceOf(TimeoutException.class, e.getCause());
         held.release();
@@ -135,12 +139,16 @@ class CancellationTest extends RedisBackedTest {
         });
         caller.start();
         // The caller parks once its round is submitted: it then waits for the paused nodes' answers.
-        await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(1))
+        await().atMost(Duration.ofSeconds(5))
+                .pollInterval(Duration.ofMillis(1))
                 .until(() -> caller.getState() == Thread.State.TIMED_WAITING
-                        || caller.getState() == Thread.State.WAITING || outcome.isDone());
+                        || caller.getState() == Thread.State.WAITING
+                        || outcome.isDone());
         caller.interrupt();
         Object result = outcome.get(5, TimeUnit.SECONDS);
-        assertInstanceOf(InterruptedException.class, result,
+        assertInstanceOf(
+                InterruptedException.class,
+                result,
                 "interrupted while acquiring: Lock.tryLock must throw, as ReentrantLock does; got " + result);
         assertStaysFree(lock.key());
     }

@@ -29,11 +29,16 @@ class ClientLifecycleTest extends RedisBackedTest {
         RedlockClient client = RedlockClient.create(config().build());
         QuorumLock lock = client.redLock(uniqueName("threads"));
         lock.tryAcquire().orElseThrow().release();
-        lock.tryAcquireAsync(Duration.ZERO, Duration.ofSeconds(5)).get(5, TimeUnit.SECONDS).orElseThrow()
-                .releaseAsync().get(5, TimeUnit.SECONDS);
+        lock.tryAcquireAsync(Duration.ZERO, Duration.ofSeconds(5))
+                .get(5, TimeUnit.SECONDS)
+                .orElseThrow()
+                .releaseAsync()
+                .get(5, TimeUnit.SECONDS);
         List<String> running = libraryThreads();
-        assertTrue(running.stream().anyMatch(n -> n.endsWith("-io")) && running.stream()
-                .anyMatch(n -> n.endsWith("-scheduler")), "an I/O loop and a scheduler: " + running);
+        assertTrue(
+                running.stream().anyMatch(n -> n.endsWith("-io"))
+                        && running.stream().anyMatch(n -> n.endsWith("-scheduler")),
+                "an I/O loop and a scheduler: " + running);
 
         client.close();
         assertEquals(List.of(), libraryThreads());
@@ -47,7 +52,8 @@ class ClientLifecycleTest extends RedisBackedTest {
         QuorumLock lock = client.redLock(uniqueName("closed"));
         client.close();
         assertThrows(IllegalStateException.class, () -> lock.tryAcquire());
-        ExecutionException e = assertThrows(ExecutionException.class,
+        ExecutionException e = assertThrows(
+                ExecutionException.class,
                 () -> lock.attemptAsync(Duration.ZERO, Duration.ofSeconds(5)).get(5, TimeUnit.SECONDS));
         assertTrue(e.getCause() instanceof IllegalStateException, e.toString());
     }
@@ -56,9 +62,10 @@ class ClientLifecycleTest extends RedisBackedTest {
     void asyncAcquisitionWaitingBetweenRoundsFailsWhenTheClientCloses() throws Exception {
         String name = uniqueName("close-async");
         client().redLock(name).tryAcquire(Duration.ZERO, Duration.ofSeconds(10)).orElseThrow();
-        RedlockClient waiter = RedlockClient.create(config().retryDelay(Duration.ofMillis(200)).build());
-        CompletableFuture<AcquireResult> pending = waiter.redLock(name)
-                .attemptAsync(Duration.ofSeconds(30), Duration.ofSeconds(10));
+        RedlockClient waiter =
+                RedlockClient.create(config().retryDelay(Duration.ofMillis(200)).build());
+        CompletableFuture<AcquireResult> pending =
+                waiter.redLock(name).attemptAsync(Duration.ofSeconds(30), Duration.ofSeconds(10));
         await().atMost(Duration.ofSeconds(5)).until(() -> !pending.isDone());
         waiter.close();
         ExecutionException e = assertThrows(ExecutionException.class, () -> pending.get(5, TimeUnit.SECONDS));

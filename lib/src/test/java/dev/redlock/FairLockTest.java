@@ -45,7 +45,8 @@ class FairLockTest extends RedisBackedTest {
     void grantsFollowTheOrderAcquisitionsBeganAcrossClients() throws Exception {
         String name = uniqueName("fair-order");
         List<RedlockClient> clients = List.of(client(), client(), client());
-        Lease holder = clients.get(0).fairLock(name).tryAcquire(Duration.ZERO, LEASE).orElseThrow();
+        Lease holder =
+                clients.get(0).fairLock(name).tryAcquire(Duration.ZERO, LEASE).orElseThrow();
         String key = holder.key();
         List<Integer> granted = Collections.synchronizedList(new ArrayList<>());
         List<CompletableFuture<Void>> waiters = new ArrayList<>();
@@ -89,16 +90,20 @@ class FairLockTest extends RedisBackedTest {
         java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(threads);
         try {
             for (int t = 0; t < threads; t++) {
-                workers.add(CompletableFuture.runAsync(() -> {
-                    QuorumLock lock = c.fairLock(name);
-                    try {
-                        for (int k = 0; k < each; k++) {
-                            lock.tryAcquire(Duration.ofSeconds(60), LEASE).orElseThrow().release();
-                        }
-                    } catch (InterruptedException e) {
-                        throw new IllegalStateException(e);
-                    }
-                }, pool));
+                workers.add(CompletableFuture.runAsync(
+                        () -> {
+                            QuorumLock lock = c.fairLock(name);
+                            try {
+                                for (int k = 0; k < each; k++) {
+                                    lock.tryAcquire(Duration.ofSeconds(60), LEASE)
+                                            .orElseThrow()
+                                            .release();
+                                }
+                            } catch (InterruptedException e) {
+                                throw new IllegalStateException(e);
+                            }
+                        },
+                        pool));
             }
             CompletableFuture.allOf(workers.toArray(CompletableFuture[]::new)).get(15, TimeUnit.SECONDS);
         } finally {
@@ -113,8 +118,8 @@ class FairLockTest extends RedisBackedTest {
         QuorumLock first = client().fairLock(name);
         CompletableFuture<Optional<Lease>> quitter = first.tryAcquireAsync(Duration.ofMillis(800), LEASE);
         await().atMost(Duration.ofSeconds(5)).until(() -> everyQueueHas(holder.key(), 2));
-        CompletableFuture<Optional<Lease>> patient = client().fairLock(name).tryAcquireAsync(Duration.ofSeconds(60),
-                LEASE);
+        CompletableFuture<Optional<Lease>> patient =
+                client().fairLock(name).tryAcquireAsync(Duration.ofSeconds(60), LEASE);
         assertTrue(quitter.get(5, TimeUnit.SECONDS).isEmpty());
         holder.release();
         // The quitter's place would hold the queue up for at least 5 s (the queue window); it left when it gave up.
@@ -137,15 +142,16 @@ class FairLockTest extends RedisBackedTest {
                 j.zadd(key + ":qe", now + 1_500, "dead-waiter");
             }
         }
-        CompletableFuture<Optional<Lease>> next = client().fairLock(name).tryAcquireAsync(Duration.ofSeconds(30),
-                LEASE);
+        CompletableFuture<Optional<Lease>> next =
+                client().fairLock(name).tryAcquireAsync(Duration.ofSeconds(30), LEASE);
         holder.release();
         long released = System.nanoTime();
         await().pollDelay(Duration.ofMillis(500)).atMost(Duration.ofSeconds(2)).until(() -> !next.isDone());
         Lease lease = next.get(10, TimeUnit.SECONDS).orElseThrow();
         long waitedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - released);
-        assertTrue(waitedMs >= 1_000, () -> "granted " + waitedMs + " ms after the release, before the dead place"
-                + " expired");
+        assertTrue(
+                waitedMs >= 1_000,
+                () -> "granted " + waitedMs + " ms after the release, before the dead place" + " expired");
         assertTrue(lease.isValid());
     }
 
@@ -153,10 +159,13 @@ class FairLockTest extends RedisBackedTest {
     void aHolderThatDiesFreesTheLockWhenItsKeyExpires() throws Exception {
         String name = uniqueName("fair-crash");
         RedlockClient crashing = RedlockClient.create(config().build());
-        Lease crashed = crashing.fairLock(name).tryAcquire(Duration.ZERO, Duration.ofMillis(800)).orElseThrow();
+        Lease crashed = crashing.fairLock(name)
+                .tryAcquire(Duration.ZERO, Duration.ofMillis(800))
+                .orElseThrow();
         crashing.close();
         // Its place lasts only as long as its key, not the (longer) queue window.
-        Lease next = client().fairLock(name).tryAcquire(Duration.ofSeconds(4), LEASE).orElseThrow();
+        Lease next =
+                client().fairLock(name).tryAcquire(Duration.ofSeconds(4), LEASE).orElseThrow();
         assertFalse(crashed.isValid());
         assertTrue(next.isValid());
     }

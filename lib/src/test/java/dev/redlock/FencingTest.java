@@ -25,11 +25,14 @@ class FencingTest extends RedisBackedTest {
     @Test
     void successiveHoldersGetStrictlyIncreasingTokens() throws Exception {
         String name = uniqueName("fenced");
-        List<QuorumLock> locks = List.of(client().redLock(name).fenced(), client().redLock(name).fenced(),
+        List<QuorumLock> locks = List.of(
+                client().redLock(name).fenced(),
+                client().redLock(name).fenced(),
                 client().multiLock(name).fenced());
         long last = 0;
         for (int i = 0; i < 30; i++) {
-            try (Lease lease = locks.get(i % 3).tryAcquire(Duration.ofSeconds(5), Duration.ofSeconds(10))
+            try (Lease lease = locks.get(i % 3)
+                    .tryAcquire(Duration.ofSeconds(5), Duration.ofSeconds(10))
                     .orElseThrow()) {
                 long t = token(lease);
                 assertTrue(t > last, "token " + t + " after " + last);
@@ -38,7 +41,8 @@ class FencingTest extends RedisBackedTest {
         }
         QuorumLock plain = client().redLock(name);
         assertFalse(plain.isFenced());
-        try (Lease lease = plain.tryAcquire(Duration.ofSeconds(5), Duration.ofSeconds(10)).orElseThrow()) {
+        try (Lease lease =
+                plain.tryAcquire(Duration.ofSeconds(5), Duration.ofSeconds(10)).orElseThrow()) {
             assertTrue(lease.fencingToken().isEmpty(), "plain locks stay one round and carry no token");
         }
         // The counter lives next to the key, under the same hash tag.
@@ -59,7 +63,8 @@ class FencingTest extends RedisBackedTest {
                 QuorumLock lock = client().redLock(name).fenced();
                 done.add(pool.submit(() -> {
                     for (int i = 0; i < 20; i++) {
-                        Lease lease = lock.tryAcquire(Duration.ofSeconds(30), Duration.ofSeconds(10)).orElseThrow();
+                        Lease lease = lock.tryAcquire(Duration.ofSeconds(30), Duration.ofSeconds(10))
+                                .orElseThrow();
                         grants.add(new long[] {System.nanoTime(), token(lease)});
                         lease.release();
                     }
@@ -81,7 +86,8 @@ class FencingTest extends RedisBackedTest {
 
     @Test
     void tokensKeepIncreasingAcrossMinorityNodeLossAndRestart() throws Exception {
-        QuorumLock lock = client(b -> b.perNodeTimeout(Duration.ofMillis(100))).redLock(uniqueName("fenced-kill"))
+        QuorumLock lock = client(b -> b.perNodeTimeout(Duration.ofMillis(100)))
+                .redLock(uniqueName("fenced-kill"))
                 .fenced();
         long last = 0;
         for (int phase = 0; phase < 3; phase++) {
@@ -93,7 +99,8 @@ class FencingTest extends RedisBackedTest {
                 node(3).restart(); // but every quorum still includes a node that kept its counter
             }
             for (int i = 0; i < 10; i++) {
-                try (Lease lease = lock.tryAcquire(Duration.ofSeconds(5), Duration.ofSeconds(10)).orElseThrow()) {
+                try (Lease lease = lock.tryAcquire(Duration.ofSeconds(5), Duration.ofSeconds(10))
+                        .orElseThrow()) {
                     long t = token(lease);
                     assertTrue(t > last, "phase " + phase + ": token " + t + " after " + last);
                     last = t;
@@ -129,15 +136,19 @@ class FencingTest extends RedisBackedTest {
         node(1).pause();
         node(2).pause();
         // Wait out node 0's restart quarantine with another lock, so this lock's counters are not touched.
-        await().atMost(Duration.ofSeconds(15)).pollInterval(Duration.ofMillis(100)).until(() -> {
-            AcquireResult r = c.redLock(uniqueName("probe")).attempt(Duration.ZERO, ttl);
-            r.lease().ifPresent(Lease::release);
-            return r.lastRound().nodes().get(0).status() == NodeStatus.GRANTED;
-        });
+        await().atMost(Duration.ofSeconds(15))
+                .pollInterval(Duration.ofMillis(100))
+                .until(() -> {
+                    AcquireResult r = c.redLock(uniqueName("probe")).attempt(Duration.ZERO, ttl);
+                    r.lease().ifPresent(Lease::release);
+                    return r.lastRound().nodes().get(0).status() == NodeStatus.GRANTED;
+                });
         AcquireResult third = lock.attempt(Duration.ZERO, ttl);
         third.lease().ifPresent(Lease::release);
-        assertTrue(!third.acquired() || token(third.lease().orElseThrow()) > issued,
-                () -> "token went back: " + issued + " then " + third.lease().orElseThrow().fencingToken());
+        assertTrue(
+                !third.acquired() || token(third.lease().orElseThrow()) > issued,
+                () -> "token went back: " + issued + " then "
+                        + third.lease().orElseThrow().fencingToken());
         node(1).resume();
         node(2).resume();
         try (Lease fourth = lock.tryAcquire(Duration.ofSeconds(5), ttl).orElseThrow()) {
@@ -176,7 +187,9 @@ class FencingTest extends RedisBackedTest {
         });
         node(3).kill();
         node(4).kill();
-        try (Lease lease = c.redLock(uniqueName("repair-new")).fenced().tryAcquire(Duration.ofSeconds(5), ttl)
+        try (Lease lease = c.redLock(uniqueName("repair-new"))
+                .fenced()
+                .tryAcquire(Duration.ofSeconds(5), ttl)
                 .orElseThrow()) {
             assertEquals(1, token(lease), "a new lock gets its first token with two nodes down");
         }
@@ -203,11 +216,17 @@ class FencingTest extends RedisBackedTest {
     void withLockCanFence() throws Exception {
         RedlockClient c = client();
         String name = uniqueName("fenced-with");
-        Lease before = c.redLock(name).fenced().tryAcquire(Duration.ZERO, Duration.ofSeconds(5)).orElseThrow();
+        Lease before = c.redLock(name)
+                .fenced()
+                .tryAcquire(Duration.ZERO, Duration.ofSeconds(5))
+                .orElseThrow();
         long t0 = token(before);
         before.release();
-        assertTrue(c.withLock(name, LockOptions.defaults().fenced(true), () -> { }));
-        Lease after = c.redLock(name).fenced().tryAcquire(Duration.ZERO, Duration.ofSeconds(5)).orElseThrow();
+        assertTrue(c.withLock(name, LockOptions.defaults().fenced(true), () -> {}));
+        Lease after = c.redLock(name)
+                .fenced()
+                .tryAcquire(Duration.ZERO, Duration.ofSeconds(5))
+                .orElseThrow();
         assertEquals(t0 + 2, token(after), "withLock's fenced lease took the token in between");
         after.release();
     }

@@ -87,7 +87,8 @@ final class HostileNode implements AutoCloseable {
     /** Answers each command (an array of bulk strings) with the mode's bytes. */
     private void serve(Socket s) {
         byte[] reply = mode.reply.getBytes(StandardCharsets.US_ASCII);
-        try (InputStream in = new BufferedInputStream(s.getInputStream()); OutputStream out = s.getOutputStream()) {
+        try (InputStream in = new BufferedInputStream(s.getInputStream());
+                OutputStream out = s.getOutputStream()) {
             while (true) {
                 int args = header(in, '*');
                 for (int i = 0; i < args; i++) {

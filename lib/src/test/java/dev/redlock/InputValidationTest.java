@@ -93,7 +93,8 @@ class InputValidationTest extends RedisBackedTest {
         Lease lease = lock.tryAcquire(Duration.ZERO, TTL).orElseThrow();
         assertTrue(everyNodeHolds(lock.key()));
         // A name differing only in the last code point is another lock.
-        assertTrue(c.redLock(name + "\uD83D\uDD13").tryAcquire(Duration.ZERO, TTL).isPresent());
+        assertTrue(
+                c.redLock(name + "\uD83D\uDD13").tryAcquire(Duration.ZERO, TTL).isPresent());
         assertReleased(lease);
     }
 
@@ -115,7 +116,10 @@ class InputValidationTest extends RedisBackedTest {
         rejects(() -> c.redLock("\uD83D\uDD12".repeat(1025)), "name", "4096 UTF-8 bytes", "4100");
         rejects(() -> c.keyOf("n".repeat(4097)), "name", "4096");
         AtomicBoolean ran = new AtomicBoolean();
-        rejects(() -> c.withLock("n".repeat(5000), LockOptions.defaults(), () -> ran.set(true)), "name", "4096",
+        rejects(
+                () -> c.withLock("n".repeat(5000), LockOptions.defaults(), () -> ran.set(true)),
+                "name",
+                "4096",
                 "5000");
         assertFalse(ran.get());
         rejects(() -> c.redLock(""), "name", "empty");
@@ -145,12 +149,17 @@ class InputValidationTest extends RedisBackedTest {
             rejects(() -> lock.tryAcquireAsync(Duration.ZERO, d), "leaseTime", "[1 ms, 7 days]");
             rejects(() -> lock.attemptAsync(Duration.ZERO, d), "leaseTime", "[1 ms, 7 days]");
             AtomicBoolean ran = new AtomicBoolean();
-            rejects(() -> c.withLock(lock.name(), LockOptions.defaults().leaseTime(d), () -> ran.set(true)),
-                    "leaseTime", "[1 ms, 7 days]");
+            rejects(
+                    () -> c.withLock(lock.name(), LockOptions.defaults().leaseTime(d), () -> ran.set(true)),
+                    "leaseTime",
+                    "[1 ms, 7 days]");
             assertFalse(ran.get());
         }
         rejects(() -> lock.tryAcquire(Duration.ZERO, HUGE_NEGATIVE), "leaseTime", "[1 ms, 7 days]");
-        rejects(() -> lock.tryLock(Long.MAX_VALUE, Long.MAX_VALUE, TimeUnit.DAYS), "leaseTime", "[1 ms, 7 days]",
+        rejects(
+                () -> lock.tryLock(Long.MAX_VALUE, Long.MAX_VALUE, TimeUnit.DAYS),
+                "leaseTime",
+                "[1 ms, 7 days]",
                 "9223372036854775807 DAYS");
         rejects(() -> lock.tryLock(0, Long.MAX_VALUE, TimeUnit.MILLISECONDS), "leaseTime", "[1 ms, 7 days]");
         rejects(() -> lock.tryLock(0, Long.MIN_VALUE, TimeUnit.DAYS), "leaseTime", "[1 ms, 7 days]");
@@ -202,17 +211,24 @@ class InputValidationTest extends RedisBackedTest {
         assertReleased(lock.tryAcquire(FOREVER, TTL).orElseThrow());
         assertReleased(lock.tryAcquire(HUGE).orElseThrow());
         assertReleased(lock.attempt(HUGE, TTL).lease().orElseThrow());
-        assertReleased(lock.tryAcquireAsync(FOREVER, TTL).get(10, TimeUnit.SECONDS).orElseThrow());
+        assertReleased(
+                lock.tryAcquireAsync(FOREVER, TTL).get(10, TimeUnit.SECONDS).orElseThrow());
         assertReleased(lock.tryAcquire(HUGE_NEGATIVE, TTL).orElseThrow());
 
         // Busy lock: a huge wait waits (it does not wrap around into "no time left") until the holder's key expires.
-        holderClient.redLock(name).tryAcquire(Duration.ZERO, Duration.ofMillis(800)).orElseThrow();
+        holderClient
+                .redLock(name)
+                .tryAcquire(Duration.ZERO, Duration.ofMillis(800))
+                .orElseThrow();
         long t0 = System.nanoTime();
         Lease lease = lock.tryAcquire(FOREVER, TTL).orElseThrow();
         assertTrue(System.nanoTime() - t0 > TimeUnit.MILLISECONDS.toNanos(300), "acquired before the key expired");
         assertReleased(lease);
 
-        holderClient.redLock(name).tryAcquire(Duration.ZERO, Duration.ofMillis(800)).orElseThrow();
+        holderClient
+                .redLock(name)
+                .tryAcquire(Duration.ZERO, Duration.ofMillis(800))
+                .orElseThrow();
         assertTrue(lock.tryLock(Long.MAX_VALUE, 10_000, TimeUnit.MILLISECONDS));
         lock.unlock();
     }
@@ -224,10 +240,18 @@ class InputValidationTest extends RedisBackedTest {
         assertEquals(Long.MAX_VALUE, c.config().waitBudget().toNanos());
         String name = uniqueName("huge-budget");
 
-        holderClient.redLock(name).tryAcquire(Duration.ZERO, Duration.ofMillis(800)).orElseThrow();
-        assertEquals(Boolean.TRUE, c.withLock(name, LockOptions.defaults(), () -> true).orElseThrow());
+        holderClient
+                .redLock(name)
+                .tryAcquire(Duration.ZERO, Duration.ofMillis(800))
+                .orElseThrow();
+        assertEquals(
+                Boolean.TRUE,
+                c.withLock(name, LockOptions.defaults(), () -> true).orElseThrow());
 
-        holderClient.redLock(name).tryAcquire(Duration.ZERO, Duration.ofMillis(800)).orElseThrow();
+        holderClient
+                .redLock(name)
+                .tryAcquire(Duration.ZERO, Duration.ofMillis(800))
+                .orElseThrow();
         Lease lease = c.redLock(name).tryAcquire().orElseThrow();
         assertReleased(lease);
     }
@@ -248,11 +272,16 @@ class InputValidationTest extends RedisBackedTest {
         RedlockClient holderClient = client();
         RedlockClient c = client();
         String name = uniqueName("huge-options-wait");
-        holderClient.redLock(name).tryAcquire(Duration.ZERO, Duration.ofMillis(800)).orElseThrow();
-        assertEquals(Boolean.TRUE, c.withLock(name, LockOptions.defaults().waitTime(FOREVER), () -> true)
-                .orElseThrow());
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> LockOptions.defaults().leaseTime(Duration.ofDays(8)));
+        holderClient
+                .redLock(name)
+                .tryAcquire(Duration.ZERO, Duration.ofMillis(800))
+                .orElseThrow();
+        assertEquals(
+                Boolean.TRUE,
+                c.withLock(name, LockOptions.defaults().waitTime(FOREVER), () -> true)
+                        .orElseThrow());
+        IllegalArgumentException e = assertThrows(
+                IllegalArgumentException.class, () -> LockOptions.defaults().leaseTime(Duration.ofDays(8)));
         assertTrue(e.getMessage().startsWith("leaseTime: must be in [1 ms, 7 days]"), e::getMessage);
     }
 
@@ -261,7 +290,8 @@ class InputValidationTest extends RedisBackedTest {
         QuorumLock plain = client().redLock(uniqueName("plain-then-fenced"));
         assertTrue(plain.tryLock());
         try {
-            IllegalStateException e = assertThrows(IllegalStateException.class, () -> plain.fenced().tryLock());
+            IllegalStateException e = assertThrows(
+                    IllegalStateException.class, () -> plain.fenced().tryLock());
             assertTrue(e.getMessage().contains("without a fencing token"), e::getMessage);
             assertEquals(1, plain.getHoldCount());
         } finally {

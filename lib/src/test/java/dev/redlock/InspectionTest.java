@@ -29,7 +29,9 @@ class InspectionTest extends RedisBackedTest {
     void aHeldLockShowsItsHolderOnEveryNodeWithTheTimeLeft() throws Exception {
         RedlockClient c = client();
         String name = uniqueName("held");
-        Lease lease = c.redLock(name).tryAcquire(Duration.ZERO, Duration.ofSeconds(10)).orElseThrow();
+        Lease lease = c.redLock(name)
+                .tryAcquire(Duration.ZERO, Duration.ofSeconds(10))
+                .orElseThrow();
         LockInfo info = client().inspect(name);
         assertTrue(info.locked() && client().isLocked(name), info::toString);
         assertEquals(Optional.of(lease.token().substring(0, 8)), info.holder());
@@ -55,7 +57,9 @@ class InspectionTest extends RedisBackedTest {
         LockInfo info = client().inspect(name);
         assertTrue(info.locked(), info::toString);
         assertEquals(3, info.holdingNodes());
-        assertTrue(info.nodes().get(0).status().isUnavailable() || info.nodes().get(0).status() == NodeStatus.PENDING,
+        assertTrue(
+                info.nodes().get(0).status().isUnavailable()
+                        || info.nodes().get(0).status() == NodeStatus.PENDING,
                 info::toString);
     }
 
@@ -69,12 +73,17 @@ class InspectionTest extends RedisBackedTest {
         long token = lease.fencingToken().getAsLong();
         RedlockClient admin = client();
         List<NodeOutcome> deleted = admin.forceUnlock(name);
-        assertEquals(5, deleted.stream().filter(o -> o.status() == NodeStatus.RELEASED).count(), deleted::toString);
+        assertEquals(
+                5,
+                deleted.stream().filter(o -> o.status() == NodeStatus.RELEASED).count(),
+                deleted::toString);
         assertEquals(0, nodesWithKey(lock.key()));
         assertFalse(admin.isLocked(name));
         await().atMost(Duration.ofSeconds(5)).until(() -> lease.lossCause().isPresent());
         // The fencing counter was left alone: the next holder's token is still larger.
-        Lease next = admin.redLock(name).fenced().tryAcquire(Duration.ofSeconds(1), Duration.ofSeconds(10))
+        Lease next = admin.redLock(name)
+                .fenced()
+                .tryAcquire(Duration.ofSeconds(1), Duration.ofSeconds(10))
                 .orElseThrow();
         assertTrue(next.fencingToken().getAsLong() > token);
         next.release();

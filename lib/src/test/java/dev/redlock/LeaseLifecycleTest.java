@@ -53,9 +53,14 @@ class LeaseLifecycleTest extends RedisBackedTest {
         long firstDeadline = lease.deadlineNanos();
 
         // For five TTLs, a second client never gets the lock, and the lease stays valid.
-        await().during(Duration.ofSeconds(5)).atMost(Duration.ofSeconds(7)).pollInterval(Duration.ofMillis(50))
+        await().during(Duration.ofSeconds(5))
+                .atMost(Duration.ofSeconds(7))
+                .pollInterval(Duration.ofMillis(50))
                 .until(() -> lease.isValid()
-                        && contender.attempt(Duration.ZERO, Duration.ofSeconds(5)).reason() == FailureReason.BUSY);
+                        && contender
+                                        .attempt(Duration.ZERO, Duration.ofSeconds(5))
+                                        .reason()
+                                == FailureReason.BUSY);
         assertTrue(lease.deadlineNanos() - firstDeadline > TimeUnit.SECONDS.toNanos(3), "the deadline kept moving");
         assertTrue(lease.lossCause().isEmpty());
 
@@ -66,7 +71,8 @@ class LeaseLifecycleTest extends RedisBackedTest {
     @Test
     void losingTheQuorumSignalsTheLossByTheDeadline() throws Exception {
         RedlockClient holder = shortTtlClient();
-        Lease lease = holder.redLock(uniqueName("lost")).tryAcquire(Duration.ZERO).orElseThrow();
+        Lease lease =
+                holder.redLock(uniqueName("lost")).tryAcquire(Duration.ZERO).orElseThrow();
         LossProbe probe = new LossProbe();
         probe.attach(lease);
 
@@ -76,7 +82,8 @@ class LeaseLifecycleTest extends RedisBackedTest {
 
         LockLostException lost = probe.loss.get(5, TimeUnit.SECONDS);
         long deadline = lease.deadlineNanos();
-        assertTrue(probe.atNanos - deadline <= TimeUnit.MILLISECONDS.toNanos(100),
+        assertTrue(
+                probe.atNanos - deadline <= TimeUnit.MILLISECONDS.toNanos(100),
                 "told " + (probe.atNanos - deadline) / 1_000_000 + " ms after the deadline");
         assertFalse(lease.isValid());
         assertEquals(LockLostException.Reason.EXPIRED, lost.reason());
@@ -86,7 +93,8 @@ class LeaseLifecycleTest extends RedisBackedTest {
         assertFalse(probe.thread.startsWith("redlock-"), "listeners run on the async executor: " + probe.thread);
         LockLostException thrown = assertThrows(LockLostException.class, lease::checkValid);
         assertEquals(LockLostException.Reason.EXPIRED, thrown.reason());
-        assertTrue(thrown.getMessage().contains(lease.lockName()) && !thrown.getMessage().contains(lease.token()));
+        assertTrue(thrown.getMessage().contains(lease.lockName())
+                && !thrown.getMessage().contains(lease.token()));
     }
 
     @Test
@@ -96,22 +104,24 @@ class LeaseLifecycleTest extends RedisBackedTest {
         AtomicBoolean bodyInterrupted = new AtomicBoolean();
         ExecutorService runner = Executors.newSingleThreadExecutor();
         try {
-            CompletableFuture<Object> call = CompletableFuture.supplyAsync(() -> {
-                try {
-                    return holder.withLock(uniqueName("with"), LockOptions.defaults(), () -> {
-                        started.countDown();
+            CompletableFuture<Object> call = CompletableFuture.supplyAsync(
+                    () -> {
                         try {
-                            new CountDownLatch(1).await(); // a body that runs until it is interrupted
-                        } catch (InterruptedException e) {
-                            bodyInterrupted.set(true);
-                            throw e;
+                            return holder.withLock(uniqueName("with"), LockOptions.defaults(), () -> {
+                                started.countDown();
+                                try {
+                                    new CountDownLatch(1).await(); // a body that runs until it is interrupted
+                                } catch (InterruptedException e) {
+                                    bodyInterrupted.set(true);
+                                    throw e;
+                                }
+                                return "never";
+                            });
+                        } catch (Exception e) {
+                            throw new RuntimeException(e);
                         }
-                        return "never";
-                    });
-                } catch (Exception e) {
-                    throw new RuntimeException(e);
-                }
-            }, runner);
+                    },
+                    runner);
             assertTrue(started.await(5, TimeUnit.SECONDS));
             node(1).kill();
             node(2).kill();
@@ -133,16 +143,21 @@ class LeaseLifecycleTest extends RedisBackedTest {
         String name = uniqueName("with-ok");
         // The body outlives the TTL: the watchdog keeps the lock for it.
         String result = c.withLock(name, LockOptions.defaults(), () -> {
-            long end = System.nanoTime() + TTL.multipliedBy(2).toNanos();
-            await().atMost(Duration.ofSeconds(5)).until(() -> System.nanoTime() - end > 0);
-            assertTrue(client().redLock(name).tryAcquire(Duration.ZERO, Duration.ofSeconds(5)).isEmpty());
-            return "done";
-        }).orElseThrow();
+                    long end = System.nanoTime() + TTL.multipliedBy(2).toNanos();
+                    await().atMost(Duration.ofSeconds(5)).until(() -> System.nanoTime() - end > 0);
+                    assertTrue(client().redLock(name)
+                            .tryAcquire(Duration.ZERO, Duration.ofSeconds(5))
+                            .isEmpty());
+                    return "done";
+                })
+                .orElseThrow();
         assertEquals("done", result);
         await().atMost(Duration.ofSeconds(5)).until(() -> nodesWithKey(c.keyOf(name)) == 0);
 
         // Busy: the body does not run.
-        Lease other = client().redLock(name).tryAcquire(Duration.ZERO, Duration.ofSeconds(5)).orElseThrow();
+        Lease other = client().redLock(name)
+                .tryAcquire(Duration.ZERO, Duration.ofSeconds(5))
+                .orElseThrow();
         AtomicBoolean ran = new AtomicBoolean();
         assertFalse(c.withLock(name, LockOptions.defaults().waitTime(Duration.ofMillis(100)), () -> ran.set(true)));
         assertFalse(ran.get());
@@ -153,8 +168,8 @@ class LeaseLifecycleTest extends RedisBackedTest {
 
     @Test
     void vanishedHolderLetsAnotherClientInWithinOneTtl() throws Exception {
-        RedlockClient holder = RedlockClient.create(config().leaseTime(TTL).perNodeTimeout(Duration.ofMillis(100))
-                .build());
+        RedlockClient holder = RedlockClient.create(
+                config().leaseTime(TTL).perNodeTimeout(Duration.ofMillis(100)).build());
         String name = uniqueName("abrupt");
         Lease lease = holder.redLock(name).tryAcquire(Duration.ZERO).orElseThrow();
         LossProbe probe = new LossProbe();
@@ -162,8 +177,12 @@ class LeaseLifecycleTest extends RedisBackedTest {
         long closedAt = System.nanoTime();
         holder.close(); // abrupt: no release, the watchdog is gone with the client
 
-        assertEquals(LockLostException.Reason.CLIENT_CLOSED, probe.loss.get(5, TimeUnit.SECONDS).reason());
-        Lease next = client().redLock(name).tryAcquire(Duration.ofSeconds(5), Duration.ofSeconds(5)).orElseThrow();
+        assertEquals(
+                LockLostException.Reason.CLIENT_CLOSED,
+                probe.loss.get(5, TimeUnit.SECONDS).reason());
+        Lease next = client().redLock(name)
+                .tryAcquire(Duration.ofSeconds(5), Duration.ofSeconds(5))
+                .orElseThrow();
         long waited = next.acquisition().elapsed().toNanos() + System.nanoTime() - closedAt;
         assertTrue(waited < TTL.plusMillis(300).toNanos(), "acquired " + waited / 1_000_000 + " ms after close");
     }
@@ -187,7 +206,8 @@ class LeaseLifecycleTest extends RedisBackedTest {
         QuorumLock lock = client().redLock(uniqueName("reenter-expired"));
         assertTrue(lock.tryLock(0, 300, TimeUnit.MILLISECONDS));
         await().atMost(Duration.ofSeconds(5)).until(() -> !lock.isHeldByCurrentThread());
-        Lease other = client().redLock(lock.name()).tryAcquire(Duration.ofSeconds(5), Duration.ofSeconds(5))
+        Lease other = client().redLock(lock.name())
+                .tryAcquire(Duration.ofSeconds(5), Duration.ofSeconds(5))
                 .orElseThrow();
         assertThrows(LockLostException.class, lock::tryLock);
         assertThrows(LockLostException.class, lock::lock);
@@ -235,16 +255,21 @@ class LeaseLifecycleTest extends RedisBackedTest {
         try (var jedis = node(0).client()) {
             assertTrue(jedis.pttl(lease.key()) > 3_000);
         }
-        assertTrue(lease.extendAsync(Duration.ofSeconds(5)).get(5, TimeUnit.SECONDS).succeeded());
+        assertTrue(lease.extendAsync(Duration.ofSeconds(5))
+                .get(5, TimeUnit.SECONDS)
+                .succeeded());
         lease.release();
 
         // After expiry: nothing is sent and nothing is recreated.
-        Lease shortLived = lock.tryAcquire(Duration.ZERO, Duration.ofMillis(300)).orElseThrow();
+        Lease shortLived =
+                lock.tryAcquire(Duration.ZERO, Duration.ofMillis(300)).orElseThrow();
         await().atMost(Duration.ofSeconds(5)).until(() -> !shortLived.isValid() && nodesWithKey(lock.key()) == 0);
         RoundOutcome late = shortLived.extend(Duration.ofSeconds(5));
         assertEquals(FailureReason.LEASE_EXPIRED, late.reason());
         assertEquals(0, nodesWithKey(lock.key()), "an extension never resurrects the lock");
-        assertEquals(LockLostException.Reason.EXPIRED, shortLived.lossCause().orElseThrow().reason());
+        assertEquals(
+                LockLostException.Reason.EXPIRED,
+                shortLived.lossCause().orElseThrow().reason());
     }
 
     @Test
@@ -257,7 +282,9 @@ class LeaseLifecycleTest extends RedisBackedTest {
         }
         RoundOutcome r = lease.extend(Duration.ofSeconds(10));
         assertEquals(FailureReason.LEASE_EXPIRED, r.reason(), r::toString);
-        assertEquals(LockLostException.Reason.OWNERSHIP_LOST, lease.lossCause().orElseThrow().reason());
+        assertEquals(
+                LockLostException.Reason.OWNERSHIP_LOST,
+                lease.lossCause().orElseThrow().reason());
         assertFalse(lease.isValid());
         assertEquals(2, nodesWithKey(lease.key()), "the three missing keys were not recreated");
     }
@@ -272,10 +299,14 @@ class LeaseLifecycleTest extends RedisBackedTest {
         await().atMost(Duration.ofSeconds(5)).until(() -> lease.deadlineNanos() != firstDeadline);
         lease.release().completion().get(5, TimeUnit.SECONDS);
 
-        Lease other = client().redLock(lock.name()).tryAcquire(Duration.ZERO, Duration.ofSeconds(5)).orElseThrow();
+        Lease other = client().redLock(lock.name())
+                .tryAcquire(Duration.ZERO, Duration.ofSeconds(5))
+                .orElseThrow();
         other.release().completion().get(5, TimeUnit.SECONDS);
         // Three watchdog periods (3 x 200 ms) and more: no renewal recreates or extends anything.
-        await().during(Duration.ofMillis(900)).atMost(Duration.ofSeconds(3)).pollInterval(Duration.ofMillis(50))
+        await().during(Duration.ofMillis(900))
+                .atMost(Duration.ofSeconds(3))
+                .pollInterval(Duration.ofMillis(50))
                 .until(() -> nodesWithKey(lock.key()) == 0);
         assertTrue(lease.lossCause().isEmpty(), "a released lease is not lost");
         LockLostException released = assertThrows(LockLostException.class, lease::checkValid);
@@ -284,19 +315,27 @@ class LeaseLifecycleTest extends RedisBackedTest {
 
     @Test
     void capsOnHoldTimeAndFailedExtensions() throws Exception {
-        RedlockClient capped = client(b -> b.leaseTime(Duration.ofMillis(600)).perNodeTimeout(Duration.ofMillis(100))
+        RedlockClient capped = client(b -> b.leaseTime(Duration.ofMillis(600))
+                .perNodeTimeout(Duration.ofMillis(100))
                 .maxHoldTime(Duration.ofMillis(900)));
         long acquiredAt = System.nanoTime();
-        Lease lease = capped.redLock(uniqueName("hold-cap")).tryAcquire(Duration.ZERO).orElseThrow();
+        Lease lease =
+                capped.redLock(uniqueName("hold-cap")).tryAcquire(Duration.ZERO).orElseThrow();
         LossProbe probe = new LossProbe();
         probe.attach(lease);
-        assertEquals(LockLostException.Reason.MAX_HOLD_TIME, probe.loss.get(5, TimeUnit.SECONDS).reason());
+        assertEquals(
+                LockLostException.Reason.MAX_HOLD_TIME,
+                probe.loss.get(5, TimeUnit.SECONDS).reason());
         assertTrue(probe.atNanos - acquiredAt >= TimeUnit.MILLISECONDS.toNanos(900), "kept until the cap");
         assertFalse(lease.isValid());
 
-        RedlockClient impatient = client(b -> b.leaseTime(Duration.ofSeconds(3)).perNodeTimeout(Duration.ofMillis(100))
+        RedlockClient impatient = client(b -> b.leaseTime(Duration.ofSeconds(3))
+                .perNodeTimeout(Duration.ofMillis(100))
                 .maxFailedExtensions(1));
-        Lease second = impatient.redLock(uniqueName("fail-cap")).tryAcquire(Duration.ZERO).orElseThrow();
+        Lease second = impatient
+                .redLock(uniqueName("fail-cap"))
+                .tryAcquire(Duration.ZERO)
+                .orElseThrow();
         LossProbe probe2 = new LossProbe();
         probe2.attach(second);
         node(0).kill();
@@ -309,15 +348,22 @@ class LeaseLifecycleTest extends RedisBackedTest {
 
     @Test
     void closingTheClientStopsTheWatchdogAndEveryThread() throws Exception {
-        RedlockClient c = RedlockClient.create(config().leaseTime(TTL).perNodeTimeout(Duration.ofMillis(100))
-                .build());
-        Lease lease = c.redLock(uniqueName("close-watchdog")).tryAcquire(Duration.ZERO).orElseThrow();
+        RedlockClient c = RedlockClient.create(
+                config().leaseTime(TTL).perNodeTimeout(Duration.ofMillis(100)).build());
+        Lease lease = c.redLock(uniqueName("close-watchdog"))
+                .tryAcquire(Duration.ZERO)
+                .orElseThrow();
         QuorumLock face = c.redLock(uniqueName("close-face"));
         face.lock();
         c.close();
-        assertEquals(LockLostException.Reason.CLIENT_CLOSED, lease.lossCause().orElseThrow().reason());
-        List<String> threads = Thread.getAllStackTraces().keySet().stream().filter(Thread::isAlive)
-                .map(Thread::getName).filter(n -> n.startsWith("redlock-")).collect(Collectors.toList());
+        assertEquals(
+                LockLostException.Reason.CLIENT_CLOSED,
+                lease.lossCause().orElseThrow().reason());
+        List<String> threads = Thread.getAllStackTraces().keySet().stream()
+                .filter(Thread::isAlive)
+                .map(Thread::getName)
+                .filter(n -> n.startsWith("redlock-"))
+                .collect(Collectors.toList());
         assertEquals(List.of(), threads);
     }
 }

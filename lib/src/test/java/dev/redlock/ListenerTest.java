@@ -30,7 +30,8 @@ class ListenerTest extends RedisBackedTest {
 
         @Override
         public void acquireRound(LockKind kind, RoundOutcome round) {
-            events.add("round " + kind + " " + round.granted() + "/" + round.nodes().size());
+            events.add("round " + kind + " " + round.granted() + "/"
+                    + round.nodes().size());
         }
 
         @Override
@@ -49,16 +50,23 @@ class ListenerTest extends RedisBackedTest {
         Recorder recorder = new Recorder();
         RedlockClient c = client(b -> b.listener(recorder));
         String name = uniqueName("listened");
-        Lease lease = c.redLock(name).tryAcquire(Duration.ZERO, Duration.ofSeconds(10)).orElseThrow();
-        assertFalse(c.redLock(name).attempt(Duration.ZERO, Duration.ofSeconds(10)).acquired());
-        c.fairLock(uniqueName("fair")).tryAcquireAsync(Duration.ZERO, Duration.ofSeconds(10)).get(5, TimeUnit.SECONDS)
-                .orElseThrow().release();
+        Lease lease = c.redLock(name)
+                .tryAcquire(Duration.ZERO, Duration.ofSeconds(10))
+                .orElseThrow();
+        assertFalse(
+                c.redLock(name).attempt(Duration.ZERO, Duration.ofSeconds(10)).acquired());
+        c.fairLock(uniqueName("fair"))
+                .tryAcquireAsync(Duration.ZERO, Duration.ofSeconds(10))
+                .get(5, TimeUnit.SECONDS)
+                .orElseThrow()
+                .release();
         lease.release();
         await().atMost(Duration.ofSeconds(5)).until(() -> recorder.events.size() >= 6);
         assertTrue(recorder.events.contains("acquisition REDLOCK acquired"), recorder.events::toString);
         assertTrue(recorder.events.contains("acquisition REDLOCK BUSY"), recorder.events::toString);
         assertTrue(recorder.events.contains("acquisition FAIR acquired"), recorder.events::toString);
-        assertTrue(recorder.events.stream().anyMatch(e -> e.startsWith("round REDLOCK ") && e.endsWith("/5")),
+        assertTrue(
+                recorder.events.stream().anyMatch(e -> e.startsWith("round REDLOCK ") && e.endsWith("/5")),
                 recorder.events::toString);
     }
 
@@ -73,8 +81,10 @@ class ListenerTest extends RedisBackedTest {
         assertEquals(1, c.autoExtendedLeases());
         c.forceUnlock(name); // every node drops it: the watchdog's next extension fails, and the lease is lost
         await().atMost(Duration.ofSeconds(5)).until(() -> !lease.isValid());
-        await().atMost(Duration.ofSeconds(5)).until(() -> recorder.events.stream().anyMatch(e -> e.startsWith("lost ")));
-        assertTrue(recorder.events.stream().anyMatch(e -> e.startsWith("extension failed ")), recorder.events::toString);
+        await().atMost(Duration.ofSeconds(5))
+                .until(() -> recorder.events.stream().anyMatch(e -> e.startsWith("lost ")));
+        assertTrue(
+                recorder.events.stream().anyMatch(e -> e.startsWith("extension failed ")), recorder.events::toString);
         assertEquals(0, c.activeLeases());
         assertEquals(0, c.autoExtendedLeases());
     }
@@ -94,7 +104,9 @@ class ListenerTest extends RedisBackedTest {
         };
         Recorder after = new Recorder();
         RedlockClient c = client(b -> b.listener(broken).listener(after));
-        Lease lease = c.redLock(uniqueName("broken")).tryAcquire(Duration.ZERO, Duration.ofSeconds(10)).orElseThrow();
+        Lease lease = c.redLock(uniqueName("broken"))
+                .tryAcquire(Duration.ZERO, Duration.ofSeconds(10))
+                .orElseThrow();
         assertTrue(lease.isValid());
         assertTrue(after.events.contains("acquisition REDLOCK acquired"), "the next listener still hears it");
         lease.release();
@@ -107,8 +119,11 @@ class ListenerTest extends RedisBackedTest {
         String name = uniqueName("mdc");
         MDC.put(RedlockClient.MDC_LOCK, "outer");
         try {
-            String seen = c.withLock(name, LockOptions.defaults().fenced(true), () -> MDC.get(RedlockClient.MDC_LOCK)
-                    + " " + MDC.get(RedlockClient.MDC_FENCING_TOKEN)).orElseThrow();
+            String seen = c.withLock(
+                            name,
+                            LockOptions.defaults().fenced(true),
+                            () -> MDC.get(RedlockClient.MDC_LOCK) + " " + MDC.get(RedlockClient.MDC_FENCING_TOKEN))
+                    .orElseThrow();
             assertTrue(seen.startsWith(name + " ") && !seen.endsWith(" null"), seen);
             assertEquals("outer", MDC.get(RedlockClient.MDC_LOCK), "the caller's value comes back");
             assertNull(MDC.get(RedlockClient.MDC_FENCING_TOKEN));

@@ -77,13 +77,15 @@ abstract class LockContractTest extends RedisBackedTest {
         String name = uniqueName("held");
         RedlockClient a = client();
         RedlockClient b = client();
-        Lease lease = lock(a, name).tryAcquire(Duration.ZERO, Duration.ofSeconds(10)).orElseThrow();
+        Lease lease =
+                lock(a, name).tryAcquire(Duration.ZERO, Duration.ofSeconds(10)).orElseThrow();
         assertTrue(lease.isValid());
         AcquireResult other = lock(b, name).attempt(Duration.ofMillis(100), Duration.ofSeconds(10));
         assertFalse(other.acquired());
         assertEquals(FailureReason.BUSY, other.reason(), other::toString);
         lease.release();
-        assertTrue(lock(b, name).tryAcquire(Duration.ZERO, Duration.ofSeconds(10)).isPresent());
+        assertTrue(
+                lock(b, name).tryAcquire(Duration.ZERO, Duration.ofSeconds(10)).isPresent());
     }
 
     @Test
@@ -91,10 +93,12 @@ abstract class LockContractTest extends RedisBackedTest {
         String name = uniqueName("foreign");
         RedlockClient a = client();
         RedlockClient b = client();
-        Lease first = lock(a, name).tryAcquire(Duration.ZERO, Duration.ofMillis(300)).orElseThrow();
+        Lease first =
+                lock(a, name).tryAcquire(Duration.ZERO, Duration.ofMillis(300)).orElseThrow();
         await().atMost(Duration.ofSeconds(5)).until(() -> !first.isValid() && nodesWithKey(first.key()) == 0);
 
-        Lease second = lock(b, name).tryAcquire(Duration.ZERO, Duration.ofSeconds(10)).orElseThrow();
+        Lease second =
+                lock(b, name).tryAcquire(Duration.ZERO, Duration.ofSeconds(10)).orElseThrow();
         await().atMost(Duration.ofSeconds(5)).until(() -> nodesHolding(second.key(), second.token()) == 5);
         ReleaseResult late = first.release().completion().get(5, TimeUnit.SECONDS);
         assertEquals(0, late.released(), late::toString);
@@ -106,7 +110,8 @@ abstract class LockContractTest extends RedisBackedTest {
     @Test
     void releaseAfterExpiryReportsAlreadyExpired() throws Exception {
         Lease lease = lock(client(), uniqueName("expired"))
-                .tryAcquire(Duration.ZERO, Duration.ofMillis(300)).orElseThrow();
+                .tryAcquire(Duration.ZERO, Duration.ofMillis(300))
+                .orElseThrow();
         await().atMost(Duration.ofSeconds(5)).until(() -> nodesWithKey(lease.key()) == 0);
         assertFalse(lease.isValid());
 
@@ -146,7 +151,9 @@ abstract class LockContractTest extends RedisBackedTest {
     void vanishedHolderFreesTheLockAfterItsTtl() throws Exception {
         String name = uniqueName("vanished");
         RedlockClient holder = RedlockClient.create(config().build());
-        Lease lease = lock(holder, name).tryAcquire(Duration.ZERO, Duration.ofMillis(800)).orElseThrow();
+        Lease lease = lock(holder, name)
+                .tryAcquire(Duration.ZERO, Duration.ofMillis(800))
+                .orElseThrow();
         holder.close(); // gone without releasing: its keys stay until their TTL
 
         QuorumLock lock = lock(client(), name);
@@ -208,24 +215,28 @@ abstract class LockContractTest extends RedisBackedTest {
         RedlockClient c = client();
         String name = uniqueName("async");
         QuorumLock lock = lock(c, name);
-        Lease lease = lock.tryAcquireAsync(Duration.ZERO, Duration.ofSeconds(10)).get(5, TimeUnit.SECONDS)
+        Lease lease = lock.tryAcquireAsync(Duration.ZERO, Duration.ofSeconds(10))
+                .get(5, TimeUnit.SECONDS)
                 .orElseThrow();
         assertEquals(5, nodesHolding(lease.key(), lease.token()));
 
-        AcquireResult busy = lock(client(), name).attemptAsync(Duration.ofMillis(50), Duration.ofSeconds(10))
+        AcquireResult busy = lock(client(), name)
+                .attemptAsync(Duration.ofMillis(50), Duration.ofSeconds(10))
                 .get(5, TimeUnit.SECONDS);
         assertEquals(FailureReason.BUSY, busy.reason());
         assertTrue(busy.rounds() >= 1);
 
         // A waiter blocked asynchronously gets the lock once it is released.
-        CompletableFuture<Optional<Lease>> waiter = lock(client(), name)
-                .tryAcquireAsync(Duration.ofSeconds(10), Duration.ofSeconds(10));
+        CompletableFuture<Optional<Lease>> waiter =
+                lock(client(), name).tryAcquireAsync(Duration.ofSeconds(10), Duration.ofSeconds(10));
         ReleaseResult released = lease.releaseAsync().get(5, TimeUnit.SECONDS);
         assertTrue(released.released() >= 3, released::toString);
         Lease next = waiter.get(10, TimeUnit.SECONDS).orElseThrow();
         assertTrue(next.isValid());
         next.releaseAsync().get(5, TimeUnit.SECONDS);
-        assertSame(next.releaseAsync().get(5, TimeUnit.SECONDS), next.releaseAsync().get(5, TimeUnit.SECONDS));
+        assertSame(
+                next.releaseAsync().get(5, TimeUnit.SECONDS),
+                next.releaseAsync().get(5, TimeUnit.SECONDS));
     }
 
     @Test

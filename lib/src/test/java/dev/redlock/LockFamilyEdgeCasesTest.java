@@ -72,14 +72,17 @@ class LockFamilyEdgeCasesTest extends RedisBackedTest {
     @Test
     void anAsyncSemaphoreWaiterSleepingBetweenPassesFailsWhenTheClientCloses() throws Exception {
         String name = uniqueName("rv-sem-close");
-        client().semaphore(name, 1).tryAcquire(Duration.ZERO, Duration.ofSeconds(60)).orElseThrow();
-        RedlockClient c = RedlockClient.create(config().retryDelay(Duration.ofSeconds(30)).retryJitter(0).build());
+        client().semaphore(name, 1)
+                .tryAcquire(Duration.ZERO, Duration.ofSeconds(60))
+                .orElseThrow();
+        RedlockClient c = RedlockClient.create(
+                config().retryDelay(Duration.ofSeconds(30)).retryJitter(0).build());
         long[] before = new long[5];
         for (int i = 0; i < 5; i++) {
             before[i] = scriptCalls(i);
         }
-        CompletableFuture<Optional<Lease>> waiting = c.semaphore(name, 1).tryAcquireAsync(Duration.ofSeconds(60),
-                LEASE);
+        CompletableFuture<Optional<Lease>> waiting =
+                c.semaphore(name, 1).tryAcquireAsync(Duration.ofSeconds(60), LEASE);
         // Its first pass (one round: one acquire per node) ran on every node: it now sleeps up to 30 s.
         await().atMost(Duration.ofSeconds(5)).until(() -> {
             for (int i = 0; i < 5; i++) {
@@ -111,8 +114,11 @@ class LockFamilyEdgeCasesTest extends RedisBackedTest {
     @Test
     void aBlockingSemaphoreWaiterFailsPromptlyWhenTheClientCloses() throws Exception {
         String name = uniqueName("rv-sem-close-sync");
-        client().semaphore(name, 1).tryAcquire(Duration.ZERO, Duration.ofSeconds(60)).orElseThrow();
-        RedlockClient c = RedlockClient.create(config().retryDelay(Duration.ofSeconds(30)).retryJitter(0).build());
+        client().semaphore(name, 1)
+                .tryAcquire(Duration.ZERO, Duration.ofSeconds(60))
+                .orElseThrow();
+        RedlockClient c = RedlockClient.create(
+                config().retryDelay(Duration.ofSeconds(30)).retryJitter(0).build());
         long[] before = new long[5];
         for (int i = 0; i < 5; i++) {
             before[i] = scriptCalls(i);
@@ -139,8 +145,9 @@ class LockFamilyEdgeCasesTest extends RedisBackedTest {
             waiting.get(3, TimeUnit.SECONDS);
             fail("the permit was granted after the client closed");
         } catch (TimeoutException e) {
-            fail("the blocking semaphore waiter was still asleep " + TimeUnit.NANOSECONDS.toMillis(System.nanoTime()
-                    - closedAt) + " ms after close(): it sleeps out its retry delay (30 s) before it notices");
+            fail("the blocking semaphore waiter was still asleep "
+                    + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - closedAt)
+                    + " ms after close(): it sleeps out its retry delay (30 s) before it notices");
         } catch (ExecutionException e) {
             assertTrue(e.getCause() instanceof IllegalStateException, e::toString);
         }
@@ -167,9 +174,12 @@ class LockFamilyEdgeCasesTest extends RedisBackedTest {
         try {
             boolean got = gluedLock.tryLock();
             try {
-                assertFalse(got, "lock " + gluedLock.name() + " was granted without a round while another client "
-                        + "holds its only key " + c.keyOf(glued) + " (holder " + theirs.token().substring(0, 8)
-                        + "): its hold id collides with that of " + ab.name());
+                assertFalse(
+                        got,
+                        "lock " + gluedLock.name() + " was granted without a round while another client "
+                                + "holds its only key " + c.keyOf(glued) + " (holder "
+                                + theirs.token().substring(0, 8)
+                                + "): its hold id collides with that of " + ab.name());
             } finally {
                 if (got) {
                     gluedLock.unlock();
@@ -196,7 +206,8 @@ class LockFamilyEdgeCasesTest extends RedisBackedTest {
         QuorumReadWriteLock rw = c.readWriteLock(name);
         // The writer is of the same client: its release goes out on each node's connection ahead of the rounds it
         // wakes, so every node has run it by then (no round is half refused by the writer's key).
-        Lease x = rw.writeLock().tryAcquire(Duration.ZERO, Duration.ofSeconds(60)).orElseThrow();
+        Lease x =
+                rw.writeLock().tryAcquire(Duration.ZERO, Duration.ofSeconds(60)).orElseThrow();
         CompletableFuture<Optional<Lease>> r1 = rw.readLock().tryAcquireAsync(Duration.ofSeconds(60), LEASE);
         await().atMost(Duration.ofSeconds(5)).until(() -> subscribed(x.key())); // R1 waits in the client's room
         CompletableFuture<Optional<Lease>> w = rw.writeLock().tryAcquireAsync(Duration.ofSeconds(60), LEASE);
@@ -225,15 +236,18 @@ class LockFamilyEdgeCasesTest extends RedisBackedTest {
     @Test
     void readersRefusedByAPreferredWriterGetInSoonAfterItGivesUp() throws Exception {
         String name = uniqueName("rv-rw-giveup");
-        Lease reader = client().readWriteLock(name).readLock().tryAcquire(Duration.ZERO, Duration.ofSeconds(60))
+        Lease reader = client().readWriteLock(name)
+                .readLock()
+                .tryAcquire(Duration.ZERO, Duration.ofSeconds(60))
                 .orElseThrow();
-        CompletableFuture<Optional<Lease>> writer = client().readWriteLock(name).preferWriters().writeLock()
-                .tryAcquireAsync(Duration.ofSeconds(2), LEASE);
+        CompletableFuture<Optional<Lease>> writer =
+                client().readWriteLock(name).preferWriters().writeLock().tryAcquireAsync(Duration.ofSeconds(2), LEASE);
         QuorumLock probe = client().readWriteLock(name).readLock();
-        await().atMost(Duration.ofSeconds(5)).until(() -> !probe.attempt(Duration.ZERO, LEASE).acquired());
+        await().atMost(Duration.ofSeconds(5))
+                .until(() -> !probe.attempt(Duration.ZERO, LEASE).acquired());
         RedlockClient slow = client(b -> b.retryDelay(Duration.ofSeconds(10)).retryJitter(0));
-        CompletableFuture<Optional<Lease>> waitingReader = slow.readWriteLock(name).readLock()
-                .tryAcquireAsync(Duration.ofSeconds(30), LEASE);
+        CompletableFuture<Optional<Lease>> waitingReader =
+                slow.readWriteLock(name).readLock().tryAcquireAsync(Duration.ofSeconds(30), LEASE);
         assertTrue(writer.get(5, TimeUnit.SECONDS).isEmpty(), "the writer gave up");
         long gaveUp = System.nanoTime();
         try {
@@ -241,7 +255,8 @@ class LockFamilyEdgeCasesTest extends RedisBackedTest {
         } catch (TimeoutException e) {
             fail("a reader refused only by the preferred writer's entry was still waiting "
                     + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - gaveUp) + " ms after the writer gave up "
-                    + "(a new reader gets in: " + probe.attempt(Duration.ZERO, LEASE).acquired() + ")");
+                    + "(a new reader gets in: "
+                    + probe.attempt(Duration.ZERO, LEASE).acquired() + ")");
         } finally {
             reader.release();
         }
@@ -258,15 +273,18 @@ class LockFamilyEdgeCasesTest extends RedisBackedTest {
     @Test
     void closingAClientTakesItsFairWaitersPlacesOutOfTheQueue() throws Exception {
         String name = uniqueName("rv-fair-close");
-        Lease holder = client().fairLock(name).tryAcquire(Duration.ZERO, Duration.ofSeconds(30)).orElseThrow();
+        Lease holder = client().fairLock(name)
+                .tryAcquire(Duration.ZERO, Duration.ofSeconds(30))
+                .orElseThrow();
         String key = holder.key();
         // retryDelay 200 ms with jitter 0.5: a queue window of 30 * 300 ms = 9 s.
-        RedlockClient closing = RedlockClient.create(config().retryDelay(Duration.ofMillis(200)).build());
-        CompletableFuture<Optional<Lease>> early = closing.fairLock(name).tryAcquireAsync(Duration.ofSeconds(60),
-                LEASE);
+        RedlockClient closing =
+                RedlockClient.create(config().retryDelay(Duration.ofMillis(200)).build());
+        CompletableFuture<Optional<Lease>> early =
+                closing.fairLock(name).tryAcquireAsync(Duration.ofSeconds(60), LEASE);
         await().atMost(Duration.ofSeconds(5)).until(() -> everyQueueHas(key, 2));
-        CompletableFuture<Optional<Lease>> late = client().fairLock(name).tryAcquireAsync(Duration.ofSeconds(60),
-                LEASE);
+        CompletableFuture<Optional<Lease>> late =
+                client().fairLock(name).tryAcquireAsync(Duration.ofSeconds(60), LEASE);
         await().atMost(Duration.ofSeconds(5)).until(() -> everyQueueHas(key, 3));
         closing.close();
         try {
@@ -294,7 +312,8 @@ class LockFamilyEdgeCasesTest extends RedisBackedTest {
     void aFairAcquisitionNeverOvertakesAnEarlierWaiterOfTheSameClient() throws Exception {
         String name = uniqueName("rv-fair-order");
         Duration shortLease = Duration.ofSeconds(2);
-        Lease holder = client().fairLock(name).tryAcquire(Duration.ZERO, shortLease).orElseThrow();
+        Lease holder =
+                client().fairLock(name).tryAcquire(Duration.ZERO, shortLease).orElseThrow();
         String key = holder.key();
         RedlockClient c = client(b -> b.retryDelay(Duration.ofSeconds(10)).retryJitter(0));
         // W0 waits (its place is in every queue); it gets the lock when the holder's key expires, and never releases.
@@ -308,8 +327,10 @@ class LockFamilyEdgeCasesTest extends RedisBackedTest {
         await().atMost(Duration.ofSeconds(10)).until(() -> nodesWithKey(key) == 0 || a.isDone());
         Optional<Lease> b = c.fairLock(name).tryAcquire(Duration.ZERO, shortLease);
         try {
-            assertTrue(b.isEmpty(), "B, begun after A (which is still waiting), was granted the fair lock first; "
-                    + "places on node 0: " + places(0, key) + "; A done: " + a.isDone());
+            assertTrue(
+                    b.isEmpty(),
+                    "B, begun after A (which is still waiting), was granted the fair lock first; "
+                            + "places on node 0: " + places(0, key) + "; A done: " + a.isDone());
         } finally {
             b.ifPresent(Lease::release);
             a.cancel(false);

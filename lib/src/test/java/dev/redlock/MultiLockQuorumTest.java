@@ -15,10 +15,15 @@ class MultiLockQuorumTest extends RedisBackedTest {
     void oneNodeKilledMeansNoLockAndNoKeyLeft() throws Exception {
         node(3).kill();
         QuorumLock lock = client().multiLock(uniqueName("multi-down"));
-        NotEnoughNodesException e = assertThrows(NotEnoughNodesException.class,
-                () -> lock.tryAcquire(Duration.ofMillis(300), Duration.ofSeconds(10)));
-        assertEquals(4, e.lastRound().granted() + e.lastRound().nodes().stream()
-                .filter(o -> o.status() == NodeStatus.PENDING).count(), e.lastRound()::toString);
+        NotEnoughNodesException e = assertThrows(
+                NotEnoughNodesException.class, () -> lock.tryAcquire(Duration.ofMillis(300), Duration.ofSeconds(10)));
+        assertEquals(
+                4,
+                e.lastRound().granted()
+                        + e.lastRound().nodes().stream()
+                                .filter(o -> o.status() == NodeStatus.PENDING)
+                                .count(),
+                e.lastRound()::toString);
         await().atMost(Duration.ofSeconds(5)).until(() -> nodesWithKey(lock.key()) == 0);
     }
 

@@ -96,7 +96,8 @@ class MultiResourceLockTest extends RedisBackedTest {
         AcquireResult refused = client().multiResourceLock(List.of(b, a)).attempt(Duration.ZERO, LEASE);
         assertEquals(FailureReason.BUSY, refused.reason(), refused::toString);
         single.release();
-        Lease both = client().multiResourceLock(List.of(b, a)).tryAcquire(Duration.ofSeconds(5), LEASE)
+        Lease both = client().multiResourceLock(List.of(b, a))
+                .tryAcquire(Duration.ofSeconds(5), LEASE)
                 .orElseThrow();
         assertFalse(c.redLock(a).attempt(Duration.ZERO, LEASE).acquired());
         assertFalse(c.redLock(b).attempt(Duration.ZERO, LEASE).acquired());
@@ -110,7 +111,9 @@ class MultiResourceLockTest extends RedisBackedTest {
         String b = a + "/b";
         String c = a + "/c";
         RedlockClient client = client();
-        Lease middle = client.redLock(b).tryAcquire(Duration.ZERO, Duration.ofSeconds(3)).orElseThrow();
+        Lease middle = client.redLock(b)
+                .tryAcquire(Duration.ZERO, Duration.ofSeconds(3))
+                .orElseThrow();
         AcquireResult refused = client().multiResourceLock(List.of(c, b, a)).attempt(Duration.ZERO, LEASE);
         assertFalse(refused.acquired());
         Duration ttl = refused.holderTtl().orElseThrow(() -> new AssertionError("no holder TTL: " + refused));
@@ -119,7 +122,8 @@ class MultiResourceLockTest extends RedisBackedTest {
         assertEquals(0, nodesWithKey(client.keyOf(c)));
         middle.release();
 
-        Lease all = client().multiResourceLock(Arrays.asList(a, b, c, a)).tryAcquire(Duration.ofSeconds(5), LEASE)
+        Lease all = client().multiResourceLock(Arrays.asList(a, b, c, a))
+                .tryAcquire(Duration.ofSeconds(5), LEASE)
                 .orElseThrow();
         for (String name : List.of(a, b, c)) {
             String key = client.keyOf(name);
@@ -136,7 +140,8 @@ class MultiResourceLockTest extends RedisBackedTest {
     void anExtensionExtendsEveryResource() throws Exception {
         String a = uniqueName("multi-extend");
         RedlockClient client = client();
-        Lease lease = client.multiResourceLock(List.of(a, a + "/2")).tryAcquire(Duration.ZERO, Duration.ofSeconds(2))
+        Lease lease = client.multiResourceLock(List.of(a, a + "/2"))
+                .tryAcquire(Duration.ZERO, Duration.ofSeconds(2))
                 .orElseThrow();
         assertTrue(lease.extend(Duration.ofSeconds(30)).succeeded());
         for (String name : List.of(a, a + "/2")) {
@@ -153,8 +158,8 @@ class MultiResourceLockTest extends RedisBackedTest {
     @Test
     void badInputNamesTheFieldAndFencingIsRefused() {
         RedlockClient c = client();
-        IllegalArgumentException empty = assertThrows(IllegalArgumentException.class,
-                () -> c.multiResourceLock(List.of()));
+        IllegalArgumentException empty =
+                assertThrows(IllegalArgumentException.class, () -> c.multiResourceLock(List.of()));
         assertTrue(empty.getMessage().startsWith("names:"), empty::getMessage);
         assertThrows(NullPointerException.class, () -> c.multiResourceLock(Arrays.asList("a", null)));
         assertThrows(IllegalArgumentException.class, () -> c.multiResourceLock(List.of("a", "")));
@@ -162,10 +167,12 @@ class MultiResourceLockTest extends RedisBackedTest {
         for (int i = 0; i <= QuorumSemaphore.MAX_PERMITS; i++) {
             many.add("n" + i);
         }
-        IllegalArgumentException tooMany = assertThrows(IllegalArgumentException.class,
-                () -> c.multiResourceLock(many));
+        IllegalArgumentException tooMany =
+                assertThrows(IllegalArgumentException.class, () -> c.multiResourceLock(many));
         assertTrue(tooMany.getMessage().contains(String.valueOf(QuorumSemaphore.MAX_PERMITS)), tooMany::getMessage);
-        assertThrows(UnsupportedOperationException.class, () -> c.multiResourceLock(List.of("a", "b")).fenced());
+        assertThrows(
+                UnsupportedOperationException.class,
+                () -> c.multiResourceLock(List.of("a", "b")).fenced());
         assertEquals("[a, b]", c.multiResourceLock(List.of("b", "a", "b")).name());
     }
 }

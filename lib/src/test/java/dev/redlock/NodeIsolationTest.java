@@ -33,13 +33,14 @@ class NodeIsolationTest extends RedisBackedTest {
         node(4).pause();
         java.util.concurrent.atomic.AtomicInteger failed = new java.util.concurrent.atomic.AtomicInteger();
         java.util.concurrent.atomic.AtomicInteger cycles = new java.util.concurrent.atomic.AtomicInteger();
-        java.util.concurrent.atomic.AtomicReference<String> failure = new java.util.concurrent.atomic.AtomicReference<>();
+        java.util.concurrent.atomic.AtomicReference<String> failure =
+                new java.util.concurrent.atomic.AtomicReference<>();
         long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(8);
         Runnable work = () -> {
             while (System.nanoTime() - until < 0) {
                 try {
-                    AcquireResult r = c.redLock(uniqueName("stall")).attempt(Duration.ofSeconds(1),
-                            Duration.ofSeconds(10));
+                    AcquireResult r =
+                            c.redLock(uniqueName("stall")).attempt(Duration.ofSeconds(1), Duration.ofSeconds(10));
                     cycles.incrementAndGet();
                     if (r.acquired()) {
                         r.lease().orElseThrow().release();
@@ -62,12 +63,15 @@ class NodeIsolationTest extends RedisBackedTest {
     }
 
     @ParameterizedTest
-    @EnumSource(value = HostileNode.Mode.class, names = {"HUGE_ARRAY", "HUGE_BULK", "DEEP_NESTING", "WRONG_SHAPE"})
+    @EnumSource(
+            value = HostileNode.Mode.class,
+            names = {"HUGE_ARRAY", "HUGE_BULK", "DEEP_NESTING", "WRONG_SHAPE"})
     void aHostileNodeFailsAloneAndTheClientGoesOn(HostileNode.Mode mode) throws Exception {
         try (HostileNode hostile = new HostileNode(mode)) {
             RedlockClient c = withBadNode(hostile.uri()); // the topology check at creation must not throw
             for (int i = 0; i < 20; i++) {
-                Lease lease = c.redLock(uniqueName("hostile")).tryAcquire(Duration.ofSeconds(2), Duration.ofSeconds(10))
+                Lease lease = c.redLock(uniqueName("hostile"))
+                        .tryAcquire(Duration.ofSeconds(2), Duration.ofSeconds(10))
                         .orElseThrow();
                 NodeOutcome bad = lease.acquisition().nodes().get(4);
                 assertTrue(bad.status() != NodeStatus.GRANTED, bad::toString);
@@ -84,7 +88,8 @@ class NodeIsolationTest extends RedisBackedTest {
             long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
             int rounds = 0;
             while (System.nanoTime() - until < 0) {
-                c.redLock(uniqueName("slam")).tryAcquire(Duration.ZERO, Duration.ofSeconds(10))
+                c.redLock(uniqueName("slam"))
+                        .tryAcquire(Duration.ZERO, Duration.ofSeconds(10))
                         .ifPresent(Lease::release);
                 rounds++;
             }
@@ -133,17 +138,24 @@ class NodeIsolationTest extends RedisBackedTest {
         for (int i = 0; i < 5; i++) {
             QuorumLock lock = c.redLock(uniqueName("retry-release"));
             node(4).pause();
-            Lease lease = lock.tryAcquire(Duration.ofSeconds(2), Duration.ofSeconds(30)).orElseThrow();
+            Lease lease = lock.tryAcquire(Duration.ofSeconds(2), Duration.ofSeconds(30))
+                    .orElseThrow();
             // Held past the stall detection: the connection that carried the acquire is gone.
-            await().pollDelay(Duration.ofMillis(300)).atMost(Duration.ofSeconds(5)).until(() -> true);
+            await().pollDelay(Duration.ofMillis(300))
+                    .atMost(Duration.ofSeconds(5))
+                    .until(() -> true);
             lease.release();
-            await().pollDelay(Duration.ofMillis(300)).atMost(Duration.ofSeconds(5)).until(() -> true);
+            await().pollDelay(Duration.ofMillis(300))
+                    .atMost(Duration.ofSeconds(5))
+                    .until(() -> true);
             node(4).resume();
             keys.add(lock.key());
         }
-        await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(50))
+        await().atMost(Duration.ofSeconds(5))
+                .pollInterval(Duration.ofMillis(50))
                 .until(() -> keys.stream().noneMatch(k -> node(4).exists(k)));
-        await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(3))
+        await().during(Duration.ofMillis(500))
+                .atMost(Duration.ofSeconds(3))
                 .until(() -> keys.stream().noneMatch(k -> node(4).exists(k)));
     }
 
@@ -153,19 +165,22 @@ class NodeIsolationTest extends RedisBackedTest {
      */
     @Test
     void aReleaseSendsNothingToANodeItsAcquireNeverReached() throws Exception {
-        RedlockClient c = client(b -> b.perNodeTimeout(Duration.ofMillis(50)).circuitOpenDuration(Duration.ofMinutes(1)));
+        RedlockClient c =
+                client(b -> b.perNodeTimeout(Duration.ofMillis(50)).circuitOpenDuration(Duration.ofMinutes(1)));
         node(4).pause();
         try {
             // An acquire's outcomes are those at its decision, which may come before the fifth node was even tried.
             await().atMost(Duration.ofSeconds(10)).until(() -> {
-                Lease l = c.redLock(uniqueName("open")).tryAcquire(Duration.ofSeconds(1), Duration.ofSeconds(10))
+                Lease l = c.redLock(uniqueName("open"))
+                        .tryAcquire(Duration.ofSeconds(1), Duration.ofSeconds(10))
                         .orElseThrow();
                 l.release();
                 return l.acquisition().nodes().get(4).status() == NodeStatus.CIRCUIT_OPEN;
             });
             int skipped = 0;
             for (int i = 0; i < 50; i++) {
-                Lease lease = c.redLock(uniqueName("open")).tryAcquire(Duration.ofSeconds(1), Duration.ofSeconds(10))
+                Lease lease = c.redLock(uniqueName("open"))
+                        .tryAcquire(Duration.ofSeconds(1), Duration.ofSeconds(10))
                         .orElseThrow();
                 boolean refused = lease.acquisition().nodes().get(4).status() == NodeStatus.CIRCUIT_OPEN;
                 ReleaseResult all = lease.release().completion().get(1, TimeUnit.SECONDS);
@@ -185,19 +200,28 @@ class NodeIsolationTest extends RedisBackedTest {
     @Test
     void closingIsQuickForHealthyNodesAndBoundedForDeadOnes() throws Exception {
         // The library's own defaults (50 ms per-node timeout), not the test settings.
-        RedlockClient healthy = RedlockClient.create(RedlockConfig.builder().nodes(REDIS.uris())
-                .restartQuarantine(false).build());
-        healthy.redLock(uniqueName("close")).tryAcquire(Duration.ZERO, Duration.ofSeconds(10)).ifPresent(Lease::release);
+        RedlockClient healthy = RedlockClient.create(RedlockConfig.builder()
+                .nodes(REDIS.uris())
+                .restartQuarantine(false)
+                .build());
+        healthy.redLock(uniqueName("close"))
+                .tryAcquire(Duration.ZERO, Duration.ofSeconds(10))
+                .ifPresent(Lease::release);
         long t0 = System.nanoTime();
         healthy.close();
         long healthyMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
         assertTrue(healthyMs < 500, "closing five healthy nodes took " + healthyMs + " ms");
 
-        RedlockClient c = RedlockClient.create(config().connectTimeout(Duration.ofMillis(300)).build());
-        c.redLock(uniqueName("close")).tryAcquire(Duration.ZERO, Duration.ofSeconds(10)).ifPresent(Lease::release);
+        RedlockClient c = RedlockClient.create(
+                config().connectTimeout(Duration.ofMillis(300)).build());
+        c.redLock(uniqueName("close"))
+                .tryAcquire(Duration.ZERO, Duration.ofSeconds(10))
+                .ifPresent(Lease::release);
         node(3).pause();
         node(4).pause();
-        c.redLock(uniqueName("close")).tryAcquire(Duration.ZERO, Duration.ofSeconds(10)).ifPresent(Lease::release);
+        c.redLock(uniqueName("close"))
+                .tryAcquire(Duration.ZERO, Duration.ofSeconds(10))
+                .ifPresent(Lease::release);
         t0 = System.nanoTime();
         c.close();
         long stalledMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);

@@ -48,7 +48,10 @@ class ReadWriteLockTest extends RedisBackedTest {
         String name = uniqueName("rw-share");
         List<Lease> readers = new ArrayList<>();
         for (int c = 0; c < 3; c++) {
-            readers.add(client().readWriteLock(name).readLock().tryAcquire(Duration.ZERO, LEASE).orElseThrow());
+            readers.add(client().readWriteLock(name)
+                    .readLock()
+                    .tryAcquire(Duration.ZERO, LEASE)
+                    .orElseThrow());
         }
         for (Lease r : readers) {
             assertTrue(r.isValid());
@@ -57,7 +60,8 @@ class ReadWriteLockTest extends RedisBackedTest {
         for (Lease r : readers) {
             assertTrue(r.release().completion().get(5, TimeUnit.SECONDS).released() >= 3);
         }
-        await().atMost(Duration.ofSeconds(5)).until(() -> nodesWithKey(readers.get(0).key() + ":r") == 0);
+        await().atMost(Duration.ofSeconds(5))
+                .until(() -> nodesWithKey(readers.get(0).key() + ":r") == 0);
     }
 
     @Test
@@ -87,11 +91,14 @@ class ReadWriteLockTest extends RedisBackedTest {
     @Test
     void aWaitingWriterIsWokenWhenTheLastReaderLeaves() throws Exception {
         String name = uniqueName("rw-wake");
-        Lease reader = client().readWriteLock(name).readLock().tryAcquire(Duration.ZERO, LEASE).orElseThrow();
+        Lease reader = client().readWriteLock(name)
+                .readLock()
+                .tryAcquire(Duration.ZERO, LEASE)
+                .orElseThrow();
         // Polls every 30 s: getting the lock within seconds of the release means the reader's release woke it.
         RedlockClient waiting = client(b -> b.retryDelay(Duration.ofSeconds(30)).retryJitter(0));
-        CompletableFuture<Optional<Lease>> writer = waiting.readWriteLock(name).writeLock()
-                .tryAcquireAsync(Duration.ofSeconds(60), LEASE);
+        CompletableFuture<Optional<Lease>> writer =
+                waiting.readWriteLock(name).writeLock().tryAcquireAsync(Duration.ofSeconds(60), LEASE);
         await().pollDelay(Duration.ofMillis(300)).atMost(Duration.ofSeconds(2)).until(() -> !writer.isDone());
         reader.release();
         assertTrue(writer.get(5, TimeUnit.SECONDS).isPresent());
@@ -100,16 +107,21 @@ class ReadWriteLockTest extends RedisBackedTest {
     @Test
     void everyWaitingReaderIsWokenWhenTheWriterLeaves() throws Exception {
         String name = uniqueName("rw-wake-all");
-        Lease writer = client().readWriteLock(name).writeLock().tryAcquire(Duration.ZERO, LEASE).orElseThrow();
+        Lease writer = client().readWriteLock(name)
+                .writeLock()
+                .tryAcquire(Duration.ZERO, LEASE)
+                .orElseThrow();
         // Poll every 30 s: each reader getting in within seconds was woken, the first by the release, the next ones
         // by the reader before them (a release wakes one waiter of a client).
-        QuorumLock read = client(b -> b.retryDelay(Duration.ofSeconds(30)).retryJitter(0)).readWriteLock(name)
+        QuorumLock read = client(b -> b.retryDelay(Duration.ofSeconds(30)).retryJitter(0))
+                .readWriteLock(name)
                 .readLock();
         List<CompletableFuture<Optional<Lease>>> readers = new ArrayList<>();
         for (int i = 0; i < 4; i++) {
             readers.add(read.tryAcquireAsync(Duration.ofSeconds(60), LEASE));
         }
-        await().pollDelay(Duration.ofMillis(300)).atMost(Duration.ofSeconds(2))
+        await().pollDelay(Duration.ofMillis(300))
+                .atMost(Duration.ofSeconds(2))
                 .until(() -> readers.stream().noneMatch(CompletableFuture::isDone));
         writer.release();
         for (CompletableFuture<Optional<Lease>> r : readers) {
@@ -121,12 +133,17 @@ class ReadWriteLockTest extends RedisBackedTest {
     void aCrashedReaderExpiresAloneWhileTheOthersStay() throws Exception {
         String name = uniqueName("rw-crash");
         RedlockClient crashing = RedlockClient.create(config().build());
-        Lease crashed = crashing.readWriteLock(name).readLock().tryAcquire(Duration.ZERO, Duration.ofMillis(800))
+        Lease crashed = crashing.readWriteLock(name)
+                .readLock()
+                .tryAcquire(Duration.ZERO, Duration.ofMillis(800))
                 .orElseThrow();
         crashing.close(); // gone without releasing: its entry stays until its TTL
-        Lease staying = client().readWriteLock(name).readLock().tryAcquire(Duration.ZERO, LEASE).orElseThrow();
-        await().atMost(Duration.ofSeconds(5)).until(() -> nodesWithReader(crashed.key(), crashed.token()) == 0
-                || !crashed.isValid());
+        Lease staying = client().readWriteLock(name)
+                .readLock()
+                .tryAcquire(Duration.ZERO, LEASE)
+                .orElseThrow();
+        await().atMost(Duration.ofSeconds(5))
+                .until(() -> nodesWithReader(crashed.key(), crashed.token()) == 0 || !crashed.isValid());
 
         QuorumLock writer = client().readWriteLock(name).writeLock();
         await().atMost(Duration.ofSeconds(5)).until(() -> !crashed.isValid());
@@ -164,7 +181,8 @@ class ReadWriteLockTest extends RedisBackedTest {
         try {
             assertTrue(rw.readLock().tryLock(), "reentrant");
             assertEquals(2, rw.readLock().getHoldCount());
-            IllegalStateException e = assertThrows(IllegalStateException.class, () -> rw.writeLock().lock());
+            IllegalStateException e = assertThrows(
+                    IllegalStateException.class, () -> rw.writeLock().lock());
             assertTrue(e.getMessage().contains("cannot be upgraded"), e::getMessage);
             assertThrows(IllegalStateException.class, () -> rw.writeLock().tryLock(1, TimeUnit.SECONDS));
             rw.readLock().unlock();
@@ -183,30 +201,38 @@ class ReadWriteLockTest extends RedisBackedTest {
         assertFalse(rw.readLock().attempt(Duration.ZERO, LEASE).acquired());
         first.release();
         rw.readLock().tryAcquire(Duration.ZERO, LEASE).orElseThrow().release();
-        Lease second = rw.writeLock().fenced().tryAcquire(Duration.ofSeconds(5), LEASE).orElseThrow();
+        Lease second =
+                rw.writeLock().fenced().tryAcquire(Duration.ofSeconds(5), LEASE).orElseThrow();
         assertTrue(second.fencingToken().orElseThrow() > first.fencingToken().orElseThrow());
     }
 
     @Test
     void aWaitingWriterKeepsNewReadersOutOnlyWhenWritersArePreferred() throws Exception {
         String name = uniqueName("rw-prefer");
-        Lease reader = client().readWriteLock(name).readLock().tryAcquire(Duration.ZERO, LEASE).orElseThrow();
+        Lease reader = client().readWriteLock(name)
+                .readLock()
+                .tryAcquire(Duration.ZERO, LEASE)
+                .orElseThrow();
 
         // No preference: a waiting writer does not stop new readers.
-        CompletableFuture<Optional<Lease>> plainWriter = client().readWriteLock(name).writeLock()
-                .tryAcquireAsync(Duration.ofMillis(600), LEASE);
+        CompletableFuture<Optional<Lease>> plainWriter =
+                client().readWriteLock(name).writeLock().tryAcquireAsync(Duration.ofMillis(600), LEASE);
         await().pollDelay(Duration.ofMillis(100)).atMost(Duration.ofSeconds(2)).until(() -> !plainWriter.isDone());
-        Lease second = client().readWriteLock(name).readLock().tryAcquire(Duration.ZERO, LEASE).orElseThrow();
+        Lease second = client().readWriteLock(name)
+                .readLock()
+                .tryAcquire(Duration.ZERO, LEASE)
+                .orElseThrow();
         assertTrue(plainWriter.get(5, TimeUnit.SECONDS).isEmpty());
         second.release();
 
         // Preferred: while it waits, new readers are refused; readers already in stay.
         QuorumReadWriteLock preferring = client().readWriteLock(name).preferWriters();
         assertTrue(preferring.prefersWriters());
-        CompletableFuture<Optional<Lease>> writer = preferring.writeLock()
-                .tryAcquireAsync(Duration.ofSeconds(30), LEASE);
+        CompletableFuture<Optional<Lease>> writer =
+                preferring.writeLock().tryAcquireAsync(Duration.ofSeconds(30), LEASE);
         QuorumLock newReader = client().readWriteLock(name).readLock();
-        await().atMost(Duration.ofSeconds(5)).until(() -> !newReader.attempt(Duration.ZERO, LEASE).acquired());
+        await().atMost(Duration.ofSeconds(5))
+                .until(() -> !newReader.attempt(Duration.ZERO, LEASE).acquired());
         assertTrue(reader.isValid());
         assertFalse(writer.isDone());
         reader.release();
@@ -218,12 +244,16 @@ class ReadWriteLockTest extends RedisBackedTest {
     @Test
     void aPreferredWriterThatGivesUpLetsReadersInAtOnce() throws Exception {
         String name = uniqueName("rw-giveup");
-        Lease reader = client().readWriteLock(name).readLock().tryAcquire(Duration.ZERO, LEASE).orElseThrow();
+        Lease reader = client().readWriteLock(name)
+                .readLock()
+                .tryAcquire(Duration.ZERO, LEASE)
+                .orElseThrow();
         QuorumLock writer = client().readWriteLock(name).preferWriters().writeLock();
         assertFalse(writer.tryAcquire(Duration.ofMillis(300), LEASE).isPresent());
         // Its entry would keep readers out for the queue window (at least 5 s); giving up removed it.
         QuorumLock newReader = client().readWriteLock(name).readLock();
-        await().atMost(Duration.ofSeconds(2)).until(() -> newReader.attempt(Duration.ZERO, LEASE).acquired());
+        await().atMost(Duration.ofSeconds(2))
+                .until(() -> newReader.attempt(Duration.ZERO, LEASE).acquired());
         assertTrue(reader.isValid());
     }
 

@@ -18,11 +18,13 @@ class RedLockQuorumTest extends RedisBackedTest {
         node(1).kill();
         node(3).kill();
         QuorumLock lock = client().redLock(uniqueName("minority-down"));
-        Lease lease = lock.tryAcquire(Duration.ofSeconds(5), Duration.ofSeconds(10)).orElseThrow();
+        Lease lease =
+                lock.tryAcquire(Duration.ofSeconds(5), Duration.ofSeconds(10)).orElseThrow();
         assertEquals(3, lease.acquisition().granted(), lease.acquisition()::toString);
         assertEquals(3, nodesHolding(lease.key(), lease.token()));
         ReleaseResult released = lease.release();
-        assertTrue(released.released() >= 3 || released.completion().get(5, TimeUnit.SECONDS).released() == 3);
+        assertTrue(released.released() >= 3
+                || released.completion().get(5, TimeUnit.SECONDS).released() == 3);
     }
 
     @Test
@@ -35,8 +37,8 @@ class RedLockQuorumTest extends RedisBackedTest {
         QuorumLock lock = client(b -> b.perNodeTimeout(perNode)).redLock(uniqueName("majority-down"));
 
         long start = System.nanoTime();
-        NotEnoughNodesException e = assertThrows(NotEnoughNodesException.class,
-                () -> lock.tryAcquire(budget, Duration.ofSeconds(10)));
+        NotEnoughNodesException e =
+                assertThrows(NotEnoughNodesException.class, () -> lock.tryAcquire(budget, Duration.ofSeconds(10)));
         Duration took = Duration.ofNanos(System.nanoTime() - start);
 
         // Bounded by the budget plus one round (a generous scheduling margin for a loaded machine).
@@ -101,7 +103,9 @@ class RedLockQuorumTest extends RedisBackedTest {
         // After the node resumes, commands sent to it get their own replies: the timed-out connection was dropped.
         String fresh = uniqueName("after-resume");
         await().atMost(Duration.ofSeconds(5)).until(() -> {
-            Lease l = client.redLock(fresh).tryAcquire(Duration.ZERO, Duration.ofSeconds(10)).orElseThrow();
+            Lease l = client.redLock(fresh)
+                    .tryAcquire(Duration.ZERO, Duration.ofSeconds(10))
+                    .orElseThrow();
             boolean own = l.acquisition().nodes().get(2).status() == NodeStatus.GRANTED
                     && l.token().equals(node(2).get(l.key()));
             ReleaseResult r = l.release().completion().get(5, TimeUnit.SECONDS);

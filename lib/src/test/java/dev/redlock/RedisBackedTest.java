@@ -43,7 +43,7 @@ abstract class RedisBackedTest {
     }
 
     RedlockClient client() {
-        return client(b -> { });
+        return client(b -> {});
     }
 
     RedlockClient client(Consumer<RedlockConfig.Builder> tweak) {

@@ -26,8 +26,11 @@ class RedlockConfigTest {
     }
 
     /** Durations no {@code toNanos()} (or {@code toMillis()}) can hold. */
-    private static final List<Duration> HUGE = List.of(Duration.ofSeconds(Long.MAX_VALUE),
-            ChronoUnit.FOREVER.getDuration(), Duration.ofSeconds(Long.MAX_VALUE / 1_000));
+    private static final List<Duration> HUGE = List.of(
+            Duration.ofSeconds(Long.MAX_VALUE),
+            ChronoUnit.FOREVER.getDuration(),
+            Duration.ofSeconds(Long.MAX_VALUE / 1_000));
+
     private static final Duration HUGE_NEGATIVE = Duration.ofSeconds(Long.MIN_VALUE);
 
     private static RedlockConfig.Builder three() {
@@ -52,8 +55,8 @@ class RedlockConfigTest {
 
     @Test
     void passwordsNeverAppearInMessages() {
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> RedlockConfig.builder().nodes("redis://user:s3cret@host:1/x"));
+        IllegalArgumentException e = assertThrows(
+                IllegalArgumentException.class, () -> RedlockConfig.builder().nodes("redis://user:s3cret@host:1/x"));
         assertFalse(e.getMessage().contains("s3cret"), e.getMessage());
     }
 
@@ -67,31 +70,53 @@ class RedlockConfigTest {
 
     @Test
     void duplicateNodes() {
-        rejects(() -> RedlockConfig.builder().nodes("redis://a:1", "redis://b:1", "redis://a:1").build(),
-                "duplicate", "nodes[0]", "nodes[2]");
+        rejects(
+                () -> RedlockConfig.builder()
+                        .nodes("redis://a:1", "redis://b:1", "redis://a:1")
+                        .build(),
+                "duplicate",
+                "nodes[0]",
+                "nodes[2]");
     }
 
     @Test
     void databasesOfOneServerAreOneNode() {
-        rejects(() -> RedlockConfig.builder().nodes("redis://h:1/0", "redis://h:1/1", "redis://g:1").build(),
-                "duplicate", "h:1");
-        rejects(() -> RedlockConfig.builder().nodes("redis://HOST:1", "redis://host:1").build(), "duplicate");
+        rejects(
+                () -> RedlockConfig.builder()
+                        .nodes("redis://h:1/0", "redis://h:1/1", "redis://g:1")
+                        .build(),
+                "duplicate",
+                "h:1");
+        rejects(
+                () -> RedlockConfig.builder()
+                        .nodes("redis://HOST:1", "redis://host:1")
+                        .build(),
+                "duplicate");
     }
 
     @Test
     void passwordsKeepTheirPlusSignsAndStayHidden() {
-        assertEquals("pa+ss", dev.redlock.internal.NodeSpec.parse("n", "redis://u:pa+ss@h:1").password());
-        assertEquals("p@ss", dev.redlock.internal.NodeSpec.parse("n", "redis://u:p%40ss@h:1").password());
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> RedlockConfig.builder().nodes("redis://user:p@ssw0rd@host:1/x"));
+        assertEquals(
+                "pa+ss",
+                dev.redlock.internal.NodeSpec.parse("n", "redis://u:pa+ss@h:1").password());
+        assertEquals(
+                "p@ss",
+                dev.redlock.internal.NodeSpec.parse("n", "redis://u:p%40ss@h:1").password());
+        IllegalArgumentException e = assertThrows(
+                IllegalArgumentException.class, () -> RedlockConfig.builder().nodes("redis://user:p@ssw0rd@host:1/x"));
         assertFalse(e.getMessage().contains("ssw0rd"), e.getMessage());
     }
 
     @Test
     void leaseTimeMustLeaveValidity() {
         // 100 ms - drift (3 ms) - perNodeTimeout (50 ms) = 47 ms: not above a 98 ms minimum validity.
-        rejects(() -> three().leaseTime(Duration.ofMillis(100)).minValidity(Duration.ofMillis(98)).build(),
-                "leaseTime", "can never yield a lease", "minValidity (98 ms)");
+        rejects(
+                () -> three().leaseTime(Duration.ofMillis(100))
+                        .minValidity(Duration.ofMillis(98))
+                        .build(),
+                "leaseTime",
+                "can never yield a lease",
+                "minValidity (98 ms)");
         rejects(() -> three().leaseTime(Duration.ofMillis(52)).build(), "leaseTime", "perNodeTimeout (50 ms)");
     }
 
@@ -103,8 +128,13 @@ class RedlockConfigTest {
 
     @Test
     void perNodeTimeoutMustBeBelowTtl() {
-        rejects(() -> three().leaseTime(Duration.ofMillis(100)).perNodeTimeout(Duration.ofMillis(100)).build(),
-                "perNodeTimeout", "below leaseTime", "100 ms");
+        rejects(
+                () -> three().leaseTime(Duration.ofMillis(100))
+                        .perNodeTimeout(Duration.ofMillis(100))
+                        .build(),
+                "perNodeTimeout",
+                "below leaseTime",
+                "100 ms");
         rejects(() -> three().perNodeTimeout(Duration.ZERO), "perNodeTimeout", "[1 ms, 1 min]");
     }
 
@@ -137,7 +167,9 @@ class RedlockConfigTest {
         assertEquals(RedlockConfig.DEFAULT_RETRY_JITTER, c.retryJitter());
         assertEquals(c.toString(), c.toBuilder().build().toString());
         // drift = ttl * factor + 2 ms
-        assertEquals(Duration.ofMillis(302).toNanos(), c.driftNanos(Duration.ofSeconds(30).toNanos()));
+        assertEquals(
+                Duration.ofMillis(302).toNanos(),
+                c.driftNanos(Duration.ofSeconds(30).toNanos()));
     }
 
     @Test
@@ -153,18 +185,24 @@ class RedlockConfigTest {
             rejects(() -> three().circuitOpenDuration(d).build(), "circuitOpenDuration", "[1 ms, 10 min]");
             rejects(() -> three().identityCheckInterval(d).build(), "identityCheckInterval", "[1 ms, 1 day]");
             // Per-call lease times go through the same check.
-            rejects(() -> RedlockConfig.checkLeaseTime("leaseTime", d, Duration.ofMillis(50), 0.01, Duration.ZERO),
-                    "leaseTime", "[1 ms, 7 days]");
+            rejects(
+                    () -> RedlockConfig.checkLeaseTime("leaseTime", d, Duration.ofMillis(50), 0.01, Duration.ZERO),
+                    "leaseTime",
+                    "[1 ms, 7 days]");
         }
         rejects(() -> three().leaseTime(Duration.ofSeconds(Long.MAX_VALUE)), "got 9223372036854775807 s");
     }
 
     @Test
     void theLargestAllowedValuesWork() {
-        RedlockConfig c = three().leaseTime(Duration.ofDays(7)).perNodeTimeout(Duration.ofMinutes(1))
-                .connectTimeout(Duration.ofMinutes(5)).retryDelay(Duration.ofMinutes(1))
-                .circuitOpenDuration(Duration.ofMinutes(10)).identityCheckInterval(Duration.ofDays(1))
-                .minValidity(Duration.ofDays(6)).build();
+        RedlockConfig c = three().leaseTime(Duration.ofDays(7))
+                .perNodeTimeout(Duration.ofMinutes(1))
+                .connectTimeout(Duration.ofMinutes(5))
+                .retryDelay(Duration.ofMinutes(1))
+                .circuitOpenDuration(Duration.ofMinutes(10))
+                .identityCheckInterval(Duration.ofDays(1))
+                .minValidity(Duration.ofDays(6))
+                .build();
         assertEquals(Duration.ofDays(7), c.leaseTime());
         assertEquals(Duration.ofMinutes(1), c.perNodeTimeout());
         assertEquals(Duration.ofMinutes(5), c.connectTimeout());
@@ -177,8 +215,8 @@ class RedlockConfigTest {
         assertEquals(RedlockConfig.MAX_RETRY_DELAY, c.retryDelay());
         assertEquals(RedlockConfig.MAX_CIRCUIT_OPEN_DURATION, c.circuitOpenDuration());
         assertEquals(RedlockConfig.MAX_IDENTITY_CHECK_INTERVAL, c.identityCheckInterval());
-        RedlockConfig.checkLeaseTime("leaseTime", Duration.ofDays(7), c.perNodeTimeout(), c.driftFactor(),
-                c.minValidity());
+        RedlockConfig.checkLeaseTime(
+                "leaseTime", Duration.ofDays(7), c.perNodeTimeout(), c.driftFactor(), c.minValidity());
     }
 
     @Test
@@ -192,10 +230,17 @@ class RedlockConfigTest {
         rejects(() -> three().identityCheckInterval(HUGE_NEGATIVE), "identityCheckInterval");
         rejects(() -> three().waitBudget(HUGE_NEGATIVE), "waitBudget", ">= 0");
         rejects(() -> three().maxHoldTime(HUGE_NEGATIVE), "maxHoldTime", ">= 0");
-        rejects(() -> RedlockConfig.checkLeaseTime("leaseTime", HUGE_NEGATIVE, Duration.ofMillis(50), 0.01,
-                Duration.ZERO), "leaseTime", "[1 ms, 7 days]");
-        rejects(() -> RedlockConfig.checkLeaseTime("leaseTime", Duration.ZERO, Duration.ofMillis(50), 0.01,
-                Duration.ZERO), "leaseTime", "[1 ms, 7 days]", "0 ms");
+        rejects(
+                () -> RedlockConfig.checkLeaseTime(
+                        "leaseTime", HUGE_NEGATIVE, Duration.ofMillis(50), 0.01, Duration.ZERO),
+                "leaseTime",
+                "[1 ms, 7 days]");
+        rejects(
+                () -> RedlockConfig.checkLeaseTime(
+                        "leaseTime", Duration.ZERO, Duration.ofMillis(50), 0.01, Duration.ZERO),
+                "leaseTime",
+                "[1 ms, 7 days]",
+                "0 ms");
     }
 
     @Test
@@ -209,7 +254,9 @@ class RedlockConfigTest {
             assertEquals(RedlockConfig.MAX_HOLD_TIME, c.maxHoldTime());
             assertEquals(c.toString(), c.toBuilder().build().toString());
         }
-        assertEquals(Duration.ofDays(365), three().waitBudget(Duration.ofDays(365)).build().waitBudget());
+        assertEquals(
+                Duration.ofDays(365),
+                three().waitBudget(Duration.ofDays(365)).build().waitBudget());
     }
 
     private static NodeSpec parse(String uri) {
@@ -326,8 +373,10 @@ class RedlockConfigTest {
                 " redis://user:Zq7Secr3t@host:1/1/2 ",
                 "redis://user:Zq7Secr3t");
         for (String uri : malformed) {
-            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                    () -> RedlockConfig.builder().nodes("redis://ok:1", uri), uri);
+            IllegalArgumentException e = assertThrows(
+                    IllegalArgumentException.class,
+                    () -> RedlockConfig.builder().nodes("redis://ok:1", uri),
+                    uri);
             assertNoSecret(e, uri);
             assertTrue(e.getMessage().contains("nodes[1]"), e.getMessage());
             assertTrue(e.getMessage().contains("expected redis://"), e.getMessage());
@@ -341,23 +390,30 @@ class RedlockConfigTest {
         NodeSpec spec = NodeSpec.parse("nodes[0]", a);
         assertEquals(SECRET, spec.password());
         assertNoSecret(spec.toString(), a);
-        RedlockConfig c = RedlockConfig.builder().nodes(a, b, "redis://:Zq7Secr3t@c:3").build();
+        RedlockConfig c =
+                RedlockConfig.builder().nodes(a, b, "redis://:Zq7Secr3t@c:3").build();
         assertNoSecret(c.toString(), "config");
         assertNoSecret(c.nodeNames().toString(), "names");
         assertNoSecret(c.nodeSpecs().toString(), "specs");
         assertNoSecret(c.toBuilder().toString(), "builder");
         List<Executable> bad = List.of(
                 () -> RedlockConfig.builder().nodes(a, a).build(),
-                () -> RedlockConfig.builder().nodes(a, "redis://other:Zq7Secr3t@A:1").build(),
+                () -> RedlockConfig.builder()
+                        .nodes(a, "redis://other:Zq7Secr3t@A:1")
+                        .build(),
                 () -> RedlockConfig.builder().nodes(a).unverifiedIdentity(a).build(),
-                () -> RedlockConfig.builder().nodes(a).leaseTime(Duration.ofMillis(40)).build());
+                () -> RedlockConfig.builder()
+                        .nodes(a)
+                        .leaseTime(Duration.ofMillis(40))
+                        .build());
         for (Executable x : bad) {
             assertNoSecret(assertThrows(IllegalArgumentException.class, x), "build");
         }
     }
 
     private static void assertNoSecret(String text, String what) {
-        assertFalse(text.toLowerCase(Locale.ROOT).contains(SECRET.toLowerCase(Locale.ROOT)),
+        assertFalse(
+                text.toLowerCase(Locale.ROOT).contains(SECRET.toLowerCase(Locale.ROOT)),
                 () -> what + ": '" + text + "' shows the password");
     }
 
@@ -387,7 +443,8 @@ class RedlockConfigTest {
         rejects(() -> three().keyPrefix("x".repeat(1025)), "keyPrefix", "1024 UTF-8 bytes", "1025");
         // 342 three-byte characters: 342 chars, 1026 bytes.
         rejects(() -> three().keyPrefix("\u20ac".repeat(342)), "keyPrefix", "1024 UTF-8 bytes", "1026");
-        assertEquals("x".repeat(1024), three().keyPrefix("x".repeat(1024)).build().keyPrefix());
+        assertEquals(
+                "x".repeat(1024), three().keyPrefix("x".repeat(1024)).build().keyPrefix());
         assertEquals("\uD83D\uDD12:", three().keyPrefix("\uD83D\uDD12:").build().keyPrefix());
         assertEquals("", three().keyPrefix("").build().keyPrefix());
         assertEquals(1024, RedlockConfig.MAX_KEY_PREFIX_BYTES);
@@ -398,9 +455,10 @@ class RedlockConfigTest {
         RedlockConfig.Builder b = RedlockConfig.builder().node("redis://localhost:6379");
         assertEquals(RedlockConfig.DEFAULT_MAX_REPLY_BYTES, b.build().maxReplyBytes());
         IllegalArgumentException low = assertThrows(IllegalArgumentException.class, () -> b.maxReplyBytes(1024));
-        assertTrue(low.getMessage().startsWith("maxReplyBytes: must be in [16384, 16777216], got 1024"),
-                low::getMessage);
+        assertTrue(
+                low.getMessage().startsWith("maxReplyBytes: must be in [16384, 16777216], got 1024"), low::getMessage);
         assertThrows(IllegalArgumentException.class, () -> b.maxReplyBytes(Integer.MAX_VALUE));
-        assertEquals(1 << 20, b.maxReplyBytes(1 << 20).build().toBuilder().build().maxReplyBytes());
+        assertEquals(
+                1 << 20, b.maxReplyBytes(1 << 20).build().toBuilder().build().maxReplyBytes());
     }
 }

@@ -72,7 +72,9 @@ class ReleaseNotificationTest extends RedisBackedTest {
         long n = 0;
         for (int i = 0; i < 5; i++) {
             try (Jedis j = node(i).client()) {
-                n += j.clientList().lines().filter(l -> l.contains(" cmd=subscribe") || l.contains(" cmd=unsubscribe"))
+                n += j.clientList()
+                        .lines()
+                        .filter(l -> l.contains(" cmd=subscribe") || l.contains(" cmd=unsubscribe"))
                         .count();
             }
         }
@@ -89,16 +91,20 @@ class ReleaseNotificationTest extends RedisBackedTest {
         RedlockClient waiting = slowPoller(false);
         String name = uniqueName("poll");
         Lease lease = holdForAMinute(holder, name);
-        java.util.concurrent.atomic.AtomicReference<Thread> thread = new java.util.concurrent.atomic.AtomicReference<>();
+        java.util.concurrent.atomic.AtomicReference<Thread> thread =
+                new java.util.concurrent.atomic.AtomicReference<>();
         CompletableFuture<Attempted> got = CompletableFuture.supplyAsync(() -> {
             thread.set(Thread.currentThread());
             return attempt(waiting, name, Duration.ofSeconds(3));
         });
         // Parked between rounds (by the engine itself, not inside a round).
-        await().atMost(Duration.ofSeconds(5)).until(() -> thread.get() != null
-                && java.util.concurrent.locks.LockSupport.getBlocker(thread.get()) != null
-                && java.util.concurrent.locks.LockSupport.getBlocker(thread.get()).getClass().getSimpleName()
-                        .equals("Acquisitions"));
+        await().atMost(Duration.ofSeconds(5))
+                .until(() -> thread.get() != null
+                        && java.util.concurrent.locks.LockSupport.getBlocker(thread.get()) != null
+                        && java.util.concurrent.locks.LockSupport.getBlocker(thread.get())
+                                .getClass()
+                                .getSimpleName()
+                                .equals("Acquisitions"));
         long releasedAt = System.nanoTime();
         Attempted r = releaseThenOutcome(lease, got);
         long after = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - releasedAt);
@@ -111,8 +117,8 @@ class ReleaseNotificationTest extends RedisBackedTest {
         RedlockClient waiting = slowPoller(true);
         String name = uniqueName("notify-async");
         Lease lease = holdForAMinute(holder, name);
-        CompletableFuture<AcquireResult> got = waiting.redLock(name).attemptAsync(Duration.ofSeconds(8),
-                Duration.ofSeconds(10));
+        CompletableFuture<AcquireResult> got =
+                waiting.redLock(name).attemptAsync(Duration.ofSeconds(8), Duration.ofSeconds(10));
         awaitListening(lease.key(), 5);
         lease.release();
         AcquireResult r = got.get(10, TimeUnit.SECONDS);
@@ -138,12 +144,14 @@ class ReleaseNotificationTest extends RedisBackedTest {
     @Test
     void aSilentSubscriberConnectionIsCheckedAndReplaced() throws Exception {
         RedlockClient holder = client();
-        RedlockClient waiting = client(b -> b.retryDelay(SLOW_POLL).retryJitter(0)
-                .identityCheckInterval(Duration.ofMillis(300)).connectTimeout(Duration.ofMillis(300)));
+        RedlockClient waiting = client(b -> b.retryDelay(SLOW_POLL)
+                .retryJitter(0)
+                .identityCheckInterval(Duration.ofMillis(300))
+                .connectTimeout(Duration.ofMillis(300)));
         String name = uniqueName("ping");
         Lease lease = holdForAMinute(holder, name);
-        CompletableFuture<Attempted> got = CompletableFuture.supplyAsync(() -> attempt(waiting, name,
-                Duration.ofSeconds(20)));
+        CompletableFuture<Attempted> got =
+                CompletableFuture.supplyAsync(() -> attempt(waiting, name, Duration.ofSeconds(20)));
         awaitListening(lease.key(), 5);
         await().atMost(Duration.ofSeconds(5)).until(() -> waiting.listeningNodes() == 5);
         node(0).pause();
@@ -160,13 +168,14 @@ class ReleaseNotificationTest extends RedisBackedTest {
      * waiter.
      */
     @org.junit.jupiter.params.ParameterizedTest
-    @org.junit.jupiter.params.provider.EnumSource(value = HostileNode.Mode.class,
+    @org.junit.jupiter.params.provider.EnumSource(
+            value = HostileNode.Mode.class,
             names = {"HUGE_ARRAY", "HUGE_BULK", "DEEP_NESTING", "WRONG_SHAPE"})
     void aHostileNodeCannotSilenceTheOthersNotifications(HostileNode.Mode mode) throws Exception {
         try (HostileNode hostile = new HostileNode(mode)) {
             List<String> uris = new ArrayList<>(REDIS.uris().subList(0, 4));
             uris.add(hostile.uri());
-            RedlockClient holder = client(uris, b -> { });
+            RedlockClient holder = client(uris, b -> {});
             RedlockClient waiting = client(uris, b -> b.retryDelay(SLOW_POLL).retryJitter(0));
             String name = uniqueName("hostile");
             Lease lease = holdForAMinute(holder, name);
@@ -212,7 +221,9 @@ class ReleaseNotificationTest extends RedisBackedTest {
             String name = uniqueName("acl");
             Lease lease = holdForAMinute(holder, name);
             CompletableFuture<Attempted> got = CompletableFuture.supplyAsync(() -> attempt(waiting, name));
-            await().pollDelay(Duration.ofMillis(300)).atMost(Duration.ofSeconds(2)).until(() -> !got.isDone());
+            await().pollDelay(Duration.ofMillis(300))
+                    .atMost(Duration.ofSeconds(2))
+                    .until(() -> !got.isDone());
             ReleaseResult released = lease.release().completion().get(5, TimeUnit.SECONDS);
             // Every node the acquire reached releases, though PUBLISH is refused there. (A node the fresh client's
             // acquire found still connecting never got the key, and is skipped as ALREADY_EXPIRED.)
@@ -269,22 +280,24 @@ class ReleaseNotificationTest extends RedisBackedTest {
         java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(10);
         List<CompletableFuture<AcquireResult>> results = new ArrayList<>();
         for (RedlockClient c : racers) {
-            results.add(CompletableFuture.supplyAsync(() -> {
-                try {
-                    start.await();
-                    AcquireResult r = c.multiLock(name).attempt(Duration.ofSeconds(2), Duration.ofSeconds(10));
-                    if (r.acquired()) {
-                        long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(20);
-                        while (System.nanoTime() - until < 0) {
-                            Thread.onSpinWait(); // the critical section
+            results.add(CompletableFuture.supplyAsync(
+                    () -> {
+                        try {
+                            start.await();
+                            AcquireResult r = c.multiLock(name).attempt(Duration.ofSeconds(2), Duration.ofSeconds(10));
+                            if (r.acquired()) {
+                                long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(20);
+                                while (System.nanoTime() - until < 0) {
+                                    Thread.onSpinWait(); // the critical section
+                                }
+                                r.lease().orElseThrow().release();
+                            }
+                            return r;
+                        } catch (InterruptedException e) {
+                            throw new IllegalStateException(e);
                         }
-                        r.lease().orElseThrow().release();
-                    }
-                    return r;
-                } catch (InterruptedException e) {
-                    throw new IllegalStateException(e);
-                }
-            }, pool));
+                    },
+                    pool));
         }
         start.countDown();
         int acquired = 0;
@@ -309,8 +322,7 @@ class ReleaseNotificationTest extends RedisBackedTest {
     }
 
     /** The outcome of a blocking attempt made on another thread. */
-    private record Attempted(boolean acquired, AcquireResult result) {
-    }
+    private record Attempted(boolean acquired, AcquireResult result) {}
 
     private static Attempted attempt(RedlockClient c, String name) {
         return attempt(c, name, Duration.ofSeconds(8));

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.redlock.testkit.RedisServer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -12,7 +13,6 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import redis.clients.jedis.ClientSetInfoConfig;
 import redis.clients.jedis.DefaultJedisClientConfig;
-import dev.redlock.testkit.RedisServer;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.RedisClient;
 
@@ -53,8 +53,11 @@ class RestartProtectionTest extends RedisBackedTest {
         for (int i = 0; i < 5; i++) {
             RedisClient pool = RedisClient.builder()
                     .hostAndPort(node(i).host(), node(i).port())
-                    .clientConfig(DefaultJedisClientConfig.builder().socketTimeoutMillis(150)
-                            .autoNegotiateProtocol(false).clientSetInfoConfig(ClientSetInfoConfig.DISABLED).build())
+                    .clientConfig(DefaultJedisClientConfig.builder()
+                            .socketTimeoutMillis(150)
+                            .autoNegotiateProtocol(false)
+                            .clientSetInfoConfig(ClientSetInfoConfig.DISABLED)
+                            .build())
                     .build();
             owned.add(pool);
             b.node("user-" + i, pool);
@@ -66,12 +69,14 @@ class RestartProtectionTest extends RedisBackedTest {
 
     /** Polls with throw-away locks until every node's vote counts for {@code client}. */
     static void awaitTrusted(RedlockClient client) {
-        await().atMost(Duration.ofSeconds(15)).pollInterval(Duration.ofMillis(100)).until(() -> {
-            // A MultiLock round waits for every node, so each vote is seen.
-            AcquireResult r = client.multiLock(uniqueName("warm-up")).attempt(Duration.ZERO, TTL);
-            r.lease().ifPresent(l -> l.release().completion().join());
-            return r.acquired();
-        });
+        await().atMost(Duration.ofSeconds(15))
+                .pollInterval(Duration.ofMillis(100))
+                .until(() -> {
+                    // A MultiLock round waits for every node, so each vote is seen.
+                    AcquireResult r = client.multiLock(uniqueName("warm-up")).attempt(Duration.ZERO, TTL);
+                    r.lease().ifPresent(l -> l.release().completion().join());
+                    return r.acquired();
+                });
     }
 
     @Test
@@ -141,12 +146,19 @@ class RestartProtectionTest extends RedisBackedTest {
         r.lease().ifPresent(Lease::release);
         assertFalse(r.acquired(), () -> "INFO is refused, yet the nodes voted: " + r.lastRound());
         assertEquals(FailureReason.NOT_ENOUGH_NODES, r.reason());
-        assertTrue(r.lastRound().nodes().stream().noneMatch(o -> o.status() == NodeStatus.GRANTED),
+        assertTrue(
+                r.lastRound().nodes().stream().noneMatch(o -> o.status() == NodeStatus.GRANTED),
                 r.lastRound()::toString);
-        assertTrue(r.lastRound().nodes().stream().filter(o -> o.status() == NodeStatus.QUARANTINED).count() >= 3,
+        assertTrue(
+                r.lastRound().nodes().stream()
+                                .filter(o -> o.status() == NodeStatus.QUARANTINED)
+                                .count()
+                        >= 3,
                 r.lastRound()::toString);
-        NodeOutcome first = r.lastRound().nodes().stream().filter(o -> o.status() == NodeStatus.QUARANTINED)
-                .findFirst().orElseThrow();
+        NodeOutcome first = r.lastRound().nodes().stream()
+                .filter(o -> o.status() == NodeStatus.QUARANTINED)
+                .findFirst()
+                .orElseThrow();
         assertTrue(first.error().orElseThrow().getMessage().contains("identity is unknown"), first::toString);
     }
 
@@ -167,15 +179,19 @@ class RestartProtectionTest extends RedisBackedTest {
             return answers.size() >= 3;
         });
         for (NodeOutcome o : answers) {
-            assertEquals(NodeStatus.QUARANTINED, o.status(), () -> "persistence unknown, yet a fresh node voted: "
-                    + o);
+            assertEquals(NodeStatus.QUARANTINED, o.status(), () -> "persistence unknown, yet a fresh node voted: " + o);
         }
     }
 
     /** A client over one standalone server of the test's own, with trusted persistence. */
     private static RedlockConfig.Builder alone(String uri) {
-        return RedlockConfig.builder().node(uri).restartQuarantine(true).trustPersistentNodes(true).leaseTime(TTL)
-                .perNodeTimeout(Duration.ofMillis(150)).checkTopology(false);
+        return RedlockConfig.builder()
+                .node(uri)
+                .restartQuarantine(true)
+                .trustPersistentNodes(true)
+                .leaseTime(TTL)
+                .perNodeTimeout(Duration.ofMillis(150))
+                .checkTopology(false);
     }
 
     private static NodeStatus voteAfterTrusted(RedlockClient c) throws InterruptedException {
@@ -224,7 +240,9 @@ class RestartProtectionTest extends RedisBackedTest {
                     admin.aclSetUser(ACL_USER, "reset", "on", ">" + ACL_PASSWORD, "~*", "&*", "+@all", "-config");
                 }
                 await().atMost(Duration.ofSeconds(5)).until(() -> voteAfterTrusted(c) != NodeStatus.ERROR);
-                assertEquals(NodeStatus.QUARANTINED, voteAfterTrusted(c),
+                assertEquals(
+                        NodeStatus.QUARANTINED,
+                        voteAfterTrusted(c),
                         "persistence cannot be read, so the restart is not taken for one that lost nothing");
             }
         }

@@ -28,8 +28,7 @@ class RestartQuarantineTest extends RedisBackedTest {
         await().atMost(Duration.ofSeconds(10)).until(() -> {
             AcquireResult r = lock.attempt(Duration.ZERO, TTL);
             r.lease().ifPresent(l -> l.release().completion().join());
-            return r.acquired() && r.lastRound().nodes().stream()
-                    .noneMatch(o -> o.status() == NodeStatus.QUARANTINED);
+            return r.acquired() && r.lastRound().nodes().stream().noneMatch(o -> o.status() == NodeStatus.QUARANTINED);
         });
     }
 
@@ -49,7 +48,8 @@ class RestartQuarantineTest extends RedisBackedTest {
         assertTrue(during.nodes().get(0).status().isUnavailable(), "a quarantined vote counts as no vote");
 
         // Once it has been up longer than the TTL, its votes count again.
-        await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(100))
+        await().atMost(Duration.ofSeconds(5))
+                .pollInterval(Duration.ofMillis(100))
                 .until(() -> attempt(lock).nodes().get(0).status() == NodeStatus.GRANTED);
     }
 
@@ -86,9 +86,11 @@ class RestartQuarantineTest extends RedisBackedTest {
         await().atMost(Duration.ofSeconds(5))
                 .until(() -> attempt(lock).nodes().get(1).status() == NodeStatus.QUARANTINED);
         long restartedAt = System.nanoTime();
-        await().atMost(Duration.ofSeconds(8)).pollInterval(Duration.ofMillis(100))
+        await().atMost(Duration.ofSeconds(8))
+                .pollInterval(Duration.ofMillis(100))
                 .until(() -> attempt(lock).nodes().get(1).status() == NodeStatus.GRANTED);
-        assertTrue(System.nanoTime() - restartedAt > Duration.ofMillis(1_500).toNanos(),
+        assertTrue(
+                System.nanoTime() - restartedAt > Duration.ofMillis(1_500).toNanos(),
                 "quarantined for the 3 s lease, not the 1 s default");
     }
 }

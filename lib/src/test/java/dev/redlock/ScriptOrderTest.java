@@ -18,7 +18,9 @@ class ScriptOrderTest extends RedisBackedTest {
     void aReloadedAcquireNeverRunsAfterItsRelease() throws Exception {
         RedlockClient c = client();
         QuorumLock lock = c.redLock(uniqueName("noscript-order")).fenced();
-        lock.tryAcquire(Duration.ofSeconds(5), Duration.ofSeconds(10)).orElseThrow().release(); // scripts cached
+        lock.tryAcquire(Duration.ofSeconds(5), Duration.ofSeconds(10))
+                .orElseThrow()
+                .release(); // scripts cached
         try (Jedis admin = node(0).client()) {
             admin.scriptFlush();
             // Another client's release reloads only the release script: the acquire on node 0 will get NOSCRIPT
@@ -28,10 +30,12 @@ class ScriptOrderTest extends RedisBackedTest {
             // up there in issue order, and NOSCRIPT comes back while the acquire may still be sent again.
             admin.sendCommand(Protocol.Command.CLIENT, "PAUSE", "100", "WRITE");
         }
-        Lease lease = lock.tryAcquire(Duration.ofSeconds(5), Duration.ofSeconds(10)).orElseThrow();
+        Lease lease =
+                lock.tryAcquire(Duration.ofSeconds(5), Duration.ofSeconds(10)).orElseThrow();
         lease.release();
         // Once node 0 runs what it was sent, the key must be gone there too: no orphan for the next 10 s.
-        await().pollDelay(Duration.ofMillis(600)).atMost(Duration.ofSeconds(5))
+        await().pollDelay(Duration.ofMillis(600))
+                .atMost(Duration.ofSeconds(5))
                 .until(() -> !node(0).exists(lease.key()));
         await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(3)).until(() -> !node(0).exists(lease.key()));
         assertTrue(nodesWithKey(lease.key()) == 0);
@@ -45,7 +49,8 @@ class ScriptOrderTest extends RedisBackedTest {
     void anOlderExtensionArrivingLastDoesNotShortenTheKey() {
         String key = "redlock:{" + uniqueName("extend-order") + "}";
         try (Jedis admin = node(0).client()) {
-            admin.set(key, "tok", redis.clients.jedis.params.SetParams.setParams().px(10_000));
+            admin.set(
+                    key, "tok", redis.clients.jedis.params.SetParams.setParams().px(10_000));
             List<String> keys = List.of(key, key + ":x");
             assertEquals(1L, admin.eval(LuaScript.EXTEND.source(), keys, List.of("tok", "30000", "2")));
             assertEquals(1L, admin.eval(LuaScript.EXTEND.source(), keys, List.of("tok", "2000", "1")));

@@ -86,9 +86,11 @@ class SemaphoreTest extends RedisBackedTest {
     void aCrashedHoldersPermitIsTakenWhenItsLeaseEnds() throws Exception {
         QuorumSemaphore s = client().semaphore(uniqueName("crash"), 1);
         s.tryAcquire(Duration.ZERO, Duration.ofMillis(800)).orElseThrow();
-        QuorumSemaphore waiting = client(b -> b.retryDelay(Duration.ofSeconds(30)).retryJitter(0))
-                .semaphore(s.name(), 1);
-        assertTrue(waiting.tryAcquire(Duration.ofSeconds(5), Duration.ofSeconds(10)).isPresent(),
+        QuorumSemaphore waiting =
+                client(b -> b.retryDelay(Duration.ofSeconds(30)).retryJitter(0)).semaphore(s.name(), 1);
+        assertTrue(
+                waiting.tryAcquire(Duration.ofSeconds(5), Duration.ofSeconds(10))
+                        .isPresent(),
                 "the waiter slept past the holder's TTL");
     }
 
@@ -123,10 +125,11 @@ class SemaphoreTest extends RedisBackedTest {
         assertThrows(IllegalArgumentException.class, () -> c.semaphore("s", QuorumSemaphore.MAX_PERMITS + 1));
         e = assertThrows(IllegalArgumentException.class, () -> c.semaphore("", 2));
         assertTrue(e.getMessage().startsWith("name:"), e.getMessage());
-        e = assertThrows(IllegalArgumentException.class,
-                () -> c.semaphore("n".repeat(RedlockClient.MAX_LOCK_NAME_BYTES), 2));
+        e = assertThrows(
+                IllegalArgumentException.class, () -> c.semaphore("n".repeat(RedlockClient.MAX_LOCK_NAME_BYTES), 2));
         assertTrue(e.getMessage().startsWith("name:"), e.getMessage());
-        e = assertThrows(IllegalArgumentException.class,
+        e = assertThrows(
+                IllegalArgumentException.class,
                 () -> c.semaphore("s", 2).tryAcquire(Duration.ZERO, Duration.ofMillis(1)));
         assertTrue(e.getMessage().startsWith("leaseTime"), e.getMessage());
     }
@@ -144,13 +147,19 @@ class SemaphoreTest extends RedisBackedTest {
     void asyncPermitsCountAgainstTheSameLimitAndWaitForARelease() throws Exception {
         String name = uniqueName("sem-async");
         QuorumSemaphore s = client().semaphore(name, 2);
-        Lease a = s.tryAcquireAsync(Duration.ZERO, Duration.ofSeconds(10)).get(5, TimeUnit.SECONDS).orElseThrow();
-        Lease b = client().semaphore(name, 2).tryAcquire(Duration.ZERO, Duration.ofSeconds(10)).orElseThrow();
+        Lease a = s.tryAcquireAsync(Duration.ZERO, Duration.ofSeconds(10))
+                .get(5, TimeUnit.SECONDS)
+                .orElseThrow();
+        Lease b = client().semaphore(name, 2)
+                .tryAcquire(Duration.ZERO, Duration.ofSeconds(10))
+                .orElseThrow();
         assertTrue(s.tryAcquireAsync(Duration.ZERO).get(5, TimeUnit.SECONDS).isEmpty(), "both permits are held");
 
-        java.util.concurrent.CompletableFuture<Optional<Lease>> waiting = client().semaphore(name, 2)
-                .tryAcquireAsync(Duration.ofSeconds(10), Duration.ofSeconds(10));
-        org.awaitility.Awaitility.await().pollDelay(Duration.ofMillis(200)).atMost(Duration.ofSeconds(2))
+        java.util.concurrent.CompletableFuture<Optional<Lease>> waiting =
+                client().semaphore(name, 2).tryAcquireAsync(Duration.ofSeconds(10), Duration.ofSeconds(10));
+        org.awaitility.Awaitility.await()
+                .pollDelay(Duration.ofMillis(200))
+                .atMost(Duration.ofSeconds(2))
                 .until(() -> !waiting.isDone());
         b.release();
         Lease c = waiting.get(5, TimeUnit.SECONDS).orElseThrow();
@@ -162,13 +171,17 @@ class SemaphoreTest extends RedisBackedTest {
     void aCancelledAsyncAcquisitionStopsAndKeepsNoPermit() throws Exception {
         String name = uniqueName("sem-cancel");
         RedlockClient c = client();
-        Lease held = c.semaphore(name, 1).tryAcquire(Duration.ZERO, Duration.ofSeconds(10)).orElseThrow();
-        java.util.concurrent.CompletableFuture<Optional<Lease>> waiting = client().semaphore(name, 1)
-                .tryAcquireAsync(Duration.ofSeconds(30), Duration.ofSeconds(10));
+        Lease held = c.semaphore(name, 1)
+                .tryAcquire(Duration.ZERO, Duration.ofSeconds(10))
+                .orElseThrow();
+        java.util.concurrent.CompletableFuture<Optional<Lease>> waiting =
+                client().semaphore(name, 1).tryAcquireAsync(Duration.ofSeconds(30), Duration.ofSeconds(10));
         waiting.cancel(false);
         held.release();
         // The permit is free for anyone: the cancelled acquisition took nothing.
-        assertTrue(c.semaphore(name, 1).tryAcquire(Duration.ofSeconds(5), Duration.ofSeconds(10)).isPresent());
+        assertTrue(c.semaphore(name, 1)
+                .tryAcquire(Duration.ofSeconds(5), Duration.ofSeconds(10))
+                .isPresent());
     }
 
     @Test
@@ -176,11 +189,11 @@ class SemaphoreTest extends RedisBackedTest {
         RedlockClient c = RedlockClient.create(config().build());
         String name = uniqueName("sem-close");
         c.semaphore(name, 1).tryAcquire(Duration.ZERO, Duration.ofSeconds(10)).orElseThrow();
-        java.util.concurrent.CompletableFuture<Optional<Lease>> waiting = c.semaphore(name, 1)
-                .tryAcquireAsync(Duration.ofSeconds(30), Duration.ofSeconds(10));
+        java.util.concurrent.CompletableFuture<Optional<Lease>> waiting =
+                c.semaphore(name, 1).tryAcquireAsync(Duration.ofSeconds(30), Duration.ofSeconds(10));
         c.close();
-        java.util.concurrent.ExecutionException e = assertThrows(java.util.concurrent.ExecutionException.class,
-                () -> waiting.get(5, TimeUnit.SECONDS));
+        java.util.concurrent.ExecutionException e =
+                assertThrows(java.util.concurrent.ExecutionException.class, () -> waiting.get(5, TimeUnit.SECONDS));
         assertTrue(e.getCause() instanceof IllegalStateException, e::toString);
     }
 }

@@ -100,13 +100,18 @@ class TopologyCheckTest extends RedisBackedTest {
     @Test
     void sameServerUnderTwoNamesIsReported() {
         int port = node(0).port();
-        RedlockClient client = create(over(List.of("redis://127.0.0.1:" + port, REDIS.uris().get(1),
-                "redis://localhost:" + port)).checkTopology(false));
+        RedlockClient client =
+                create(over(List.of("redis://127.0.0.1:" + port, REDIS.uris().get(1), "redis://localhost:" + port))
+                        .checkTopology(false));
         TopologyReport report = client.check();
         assertEquals(1, report.warnings().size(), report::toString);
         String w = report.problems().get(0);
-        assertTrue(w.contains("127.0.0.1:" + port) && w.contains("localhost:" + port)
-                && w.contains("same Redis server") && w.contains("run_id"), w);
+        assertTrue(
+                w.contains("127.0.0.1:" + port)
+                        && w.contains("localhost:" + port)
+                        && w.contains("same Redis server")
+                        && w.contains("run_id"),
+                w);
         assertFalse(w.contains(name(1)), w);
     }
 
@@ -120,9 +125,10 @@ class TopologyCheckTest extends RedisBackedTest {
                         .build())
                 .build();
         owned.add(mine);
-        RedlockClient client = create(over(List.of(REDIS.uris().get(0), REDIS.uris().get(2)))
-                .node("mine", mine)
-                .checkTopology(false));
+        RedlockClient client =
+                create(over(List.of(REDIS.uris().get(0), REDIS.uris().get(2)))
+                        .node("mine", mine)
+                        .checkTopology(false));
         TopologyReport report = client.check();
         assertEquals(1, report.warnings().size(), report::toString);
         String w = report.warnings().get(0);
@@ -139,16 +145,20 @@ class TopologyCheckTest extends RedisBackedTest {
                 TopologyReport report = client.check();
                 assertEquals(1, report.warnings().size(), report::toString);
                 String w = report.problems().get(0);
-                assertTrue(w.contains("node " + name(1)) && w.contains("allkeys-lru")
-                        && w.contains("can evict any key"), w);
+                assertTrue(
+                        w.contains("node " + name(1)) && w.contains("allkeys-lru") && w.contains("can evict any key"),
+                        w);
 
                 // volatile-*: lock keys have a TTL, so they can be evicted too; the message is softer.
                 admin.configSet("maxmemory-policy", "volatile-ttl");
                 report = client.check();
                 assertEquals(1, report.warnings().size(), report::toString);
                 w = report.problems().get(0);
-                assertTrue(w.contains("node " + name(1)) && w.contains("volatile-ttl")
-                        && w.contains("may evict lock keys under memory pressure"), w);
+                assertTrue(
+                        w.contains("node " + name(1))
+                                && w.contains("volatile-ttl")
+                                && w.contains("may evict lock keys under memory pressure"),
+                        w);
             } finally {
                 admin.configSet("maxmemory-policy", before);
             }
@@ -167,14 +177,19 @@ class TopologyCheckTest extends RedisBackedTest {
 
                 TopologyReport report = client.check();
                 assertEquals(2, report.warnings().size(), report::toString);
-                assertTrue(report.problems().stream().anyMatch(w -> w.startsWith("node " + name(4)
-                        + " is a replica (of " + name(3) + ")")), report::toString);
-                assertTrue(report.problems().stream().anyMatch(w -> w.startsWith("node " + name(3)
-                        + " has 1 connected replica(s)")), report::toString);
+                assertTrue(
+                        report.problems().stream()
+                                .anyMatch(w -> w.startsWith("node " + name(4) + " is a replica (of " + name(3) + ")")),
+                        report::toString);
+                assertTrue(
+                        report.problems().stream()
+                                .anyMatch(w -> w.startsWith("node " + name(3) + " has 1 connected replica(s)")),
+                        report::toString);
             } finally {
                 replica.replicaofNoOne();
-                await().atMost(AWAIT).until(() -> info(3, "replication").contains("connected_slaves:0")
-                        && info(4, "replication").contains("role:master"));
+                await().atMost(AWAIT)
+                        .until(() -> info(3, "replication").contains("connected_slaves:0")
+                                && info(4, "replication").contains("role:master"));
             }
         }
         assertTrue(client.check().isClean());
@@ -187,9 +202,11 @@ class TopologyCheckTest extends RedisBackedTest {
             String policy = policy(admin);
             try {
                 admin.configSet("maxmemory-policy", "allkeys-random");
-                IllegalStateException e = assertThrows(IllegalStateException.class,
-                        () -> create(config().strictTopology(true)));
-                assertTrue(e.getMessage().contains("node " + name(2)) && e.getMessage().contains("allkeys-random"),
+                IllegalStateException e =
+                        assertThrows(IllegalStateException.class, () -> create(config().strictTopology(true)));
+                assertTrue(
+                        e.getMessage().contains("node " + name(2))
+                                && e.getMessage().contains("allkeys-random"),
                         e.getMessage());
                 Set<Thread> left = libraryThreads();
                 left.removeAll(before);
@@ -209,21 +226,28 @@ class TopologyCheckTest extends RedisBackedTest {
 
     @Test
     void evenOrSmallNodeCountAndShortLeaseAreReported() {
-        TopologyReport four = create(over(REDIS.uris().subList(0, 4)).checkTopology(false)).check();
+        TopologyReport four =
+                create(over(REDIS.uris().subList(0, 4)).checkTopology(false)).check();
         assertEquals(1, four.warnings().size(), four::toString);
         assertTrue(four.problems().get(0).contains("4 nodes configured: an even N"), four::toString);
 
-        TopologyReport two = create(over(REDIS.uris().subList(0, 2)).checkTopology(false)).check();
+        TopologyReport two =
+                create(over(REDIS.uris().subList(0, 2)).checkTopology(false)).check();
         assertEquals(1, two.warnings().size(), two::toString);
         assertTrue(two.problems().get(0).contains("at least 3"), two::toString);
 
         // 1000 - (10 + 2) drift - 200 = 788 ms left, below 10 x 200 ms.
-        TopologyReport shortLease = create(over(REDIS.uris()).leaseTime(Duration.ofSeconds(1)).checkTopology(false))
+        TopologyReport shortLease = create(
+                        over(REDIS.uris()).leaseTime(Duration.ofSeconds(1)).checkTopology(false))
                 .check();
         assertEquals(1, shortLease.warnings().size(), shortLease::toString);
         String w = shortLease.problems().get(0);
-        assertTrue(w.contains("leaseTime 1000 ms leaves 788 ms") && w.contains("drift 12 ms")
-                && w.contains("perNodeTimeout 200 ms") && w.contains("(2000 ms)"), w);
+        assertTrue(
+                w.contains("leaseTime 1000 ms leaves 788 ms")
+                        && w.contains("drift 12 ms")
+                        && w.contains("perNodeTimeout 200 ms")
+                        && w.contains("(2000 ms)"),
+                w);
     }
 
     @Test
@@ -240,7 +264,8 @@ class TopologyCheckTest extends RedisBackedTest {
         assertFalse(report.isClean());
         assertEquals(List.of(), report.problems(), report::toString);
         assertEquals(1, report.unchecked().size(), report::toString);
-        assertTrue(report.unchecked().get(0).startsWith("node 127.0.0.1:" + closedPort + ": cannot check"),
+        assertTrue(
+                report.unchecked().get(0).startsWith("node 127.0.0.1:" + closedPort + ": cannot check"),
                 report::toString);
         assertEquals(report.unchecked(), report.warnings());
     }
@@ -261,7 +286,10 @@ class TopologyCheckTest extends RedisBackedTest {
             }
         });
         List<String> uris = new ArrayList<>(REDIS.uris());
-        uris.set(node, "redis://" + user + ":pw@" + node(node).host() + ":" + node(node).port());
+        uris.set(
+                node,
+                "redis://" + user + ":pw@" + node(node).host() + ":"
+                        + node(node).port());
         return create(over(uris));
     }
 
@@ -269,15 +297,16 @@ class TopologyCheckTest extends RedisBackedTest {
     void nodeThatCannotReleaseIsReportedNamingTheCommand() {
         RedlockClient client = restricted(1, "del");
         TopologyReport report = client.check();
-        assertTrue(report.problems().stream().anyMatch(p -> p.contains(name(1)) && p.contains("DEL")),
-                report::toString);
+        assertTrue(
+                report.problems().stream().anyMatch(p -> p.contains(name(1)) && p.contains("DEL")), report::toString);
     }
 
     @Test
     void nodeThatCannotRunScriptsIsReportedNamingTheCommand() {
         RedlockClient client = restricted(2, "evalsha", "eval");
         TopologyReport report = client.check();
-        assertTrue(report.problems().stream().anyMatch(p -> p.contains(name(2)) && p.contains("EVALSHA")),
+        assertTrue(
+                report.problems().stream().anyMatch(p -> p.contains(name(2)) && p.contains("EVALSHA")),
                 report::toString);
         RedlockConfig strict = client.config().toBuilder().strictTopology(true).build();
         IllegalStateException e = assertThrows(IllegalStateException.class, () -> RedlockClient.create(strict));

@@ -40,7 +40,7 @@ public final class LockWorkload {
         Duration maxWork = Duration.ofMillis(2);
         Duration duration = Duration.ofSeconds(5);
         boolean fenced = true;
-        Consumer<RedlockConfig.Builder> config = b -> { };
+        Consumer<RedlockConfig.Builder> config = b -> {};
 
         public Settings clients(int clients) {
             this.clients = clients;
@@ -112,11 +112,9 @@ public final class LockWorkload {
     }
 
     /** What the run left behind, beyond the history. */
-    public record Result(long register, long maxRoundNanos, int staleReplies, List<Throwable> crashes) {
-    }
+    public record Result(long register, long maxRoundNanos, int staleReplies, List<Throwable> crashes) {}
 
-    private LockWorkload() {
-    }
+    private LockWorkload() {}
 
     /**
      * The client configuration the workload starts from: short timeouts so faults show quickly. Restart quarantine
@@ -160,15 +158,25 @@ public final class LockWorkload {
                 clients.add(client);
                 int clientId = id;
                 Random random = new Random(seed * 31 + id);
-                Thread t = new Thread(() -> {
-                    try {
-                        QuorumLock lock = client.lock(settings.lock, settings.policy);
-                        loop(clientId, settings.fenced ? lock.fenced() : lock, settings, history, register,
-                                maxRound, stale, random, stopAt);
-                    } catch (Throwable e) {
-                        crashes.add(e);
-                    }
-                }, "chaos-client-" + id);
+                Thread t = new Thread(
+                        () -> {
+                            try {
+                                QuorumLock lock = client.lock(settings.lock, settings.policy);
+                                loop(
+                                        clientId,
+                                        settings.fenced ? lock.fenced() : lock,
+                                        settings,
+                                        history,
+                                        register,
+                                        maxRound,
+                                        stale,
+                                        random,
+                                        stopAt);
+                            } catch (Throwable e) {
+                                crashes.add(e);
+                            }
+                        },
+                        "chaos-client-" + id);
                 threads.add(t);
             }
             threads.forEach(Thread::start);
@@ -185,8 +193,16 @@ public final class LockWorkload {
         return new Result(register.get(), maxRound.get(), stale.get(), List.copyOf(crashes));
     }
 
-    private static void loop(int id, QuorumLock lock, Settings s, History history, AtomicLong register,
-            AtomicLong maxRound, AtomicInteger stale, Random random, long stopAt) {
+    private static void loop(
+            int id,
+            QuorumLock lock,
+            Settings s,
+            History history,
+            AtomicLong register,
+            AtomicLong maxRound,
+            AtomicInteger stale,
+            Random random,
+            long stopAt) {
         while (System.nanoTime() - stopAt < 0) {
             Op.Builder op = Op.builder().client(id).lock(s.lock).invokeNanos(System.nanoTime());
             AcquireResult r;
@@ -196,19 +212,24 @@ public final class LockWorkload {
                 Thread.currentThread().interrupt();
                 return;
             } catch (RuntimeException e) {
-                history.add(op.completeNanos(System.nanoTime()).outcome(Op.Outcome.UNKNOWN).failure(e.toString())
+                history.add(op.completeNanos(System.nanoTime())
+                        .outcome(Op.Outcome.UNKNOWN)
+                        .failure(e.toString())
                         .build());
                 continue;
             }
             op.completeNanos(System.nanoTime());
             maxRound.accumulateAndGet(r.lastRound().elapsed().toNanos(), Math::max);
             for (NodeOutcome o : r.lastRound().nodes()) {
-                if (o.error().map(e -> String.valueOf(e.getMessage()).contains("unexpected reply")).orElse(false)) {
+                if (o.error()
+                        .map(e -> String.valueOf(e.getMessage()).contains("unexpected reply"))
+                        .orElse(false)) {
                     stale.incrementAndGet();
                 }
             }
             if (!r.acquired()) {
-                history.add(op.outcome(Op.Outcome.FAIL).failure(r.reason().name()).build());
+                history.add(
+                        op.outcome(Op.Outcome.FAIL).failure(r.reason().name()).build());
                 continue;
             }
             Lease lease = r.lease().orElseThrow();
@@ -228,8 +249,8 @@ public final class LockWorkload {
         }
     }
 
-    private static void criticalSection(Lease lease, Op.Builder op, AtomicLong register, Random random,
-            Duration maxWork) {
+    private static void criticalSection(
+            Lease lease, Op.Builder op, AtomicLong register, Random random, Duration maxWork) {
         try {
             lease.checkValid();
             long value = register.get();

@@ -17,8 +17,7 @@ public final class Nemesis {
     private static final Logger LOG = LoggerFactory.getLogger(Nemesis.class);
 
     /** One scheduled action. */
-    public record Step(Duration at, String description, Runnable action) {
-    }
+    public record Step(Duration at, String description, Runnable action) {}
 
     private final List<Step> steps = new ArrayList<>();
     private Thread thread;
@@ -46,26 +45,28 @@ public final class Nemesis {
      */
     public void start(long originNanos) {
         List<Step> plan = steps();
-        thread = new Thread(() -> {
-            for (Step step : plan) {
-                long wait = originNanos + step.at().toNanos() - System.nanoTime();
-                while (wait > 0) {
-                    LockSupport.parkNanos(wait);
-                    if (Thread.currentThread().isInterrupted()) {
-                        return;
+        thread = new Thread(
+                () -> {
+                    for (Step step : plan) {
+                        long wait = originNanos + step.at().toNanos() - System.nanoTime();
+                        while (wait > 0) {
+                            LockSupport.parkNanos(wait);
+                            if (Thread.currentThread().isInterrupted()) {
+                                return;
+                            }
+                            wait = originNanos + step.at().toNanos() - System.nanoTime();
+                        }
+                        LOG.info("nemesis +{} ms: {}", step.at().toMillis(), step.description());
+                        try {
+                            step.action().run();
+                        } catch (RuntimeException | Error e) {
+                            failure = e;
+                            LOG.error("nemesis step '{}' failed", step.description(), e);
+                            return;
+                        }
                     }
-                    wait = originNanos + step.at().toNanos() - System.nanoTime();
-                }
-                LOG.info("nemesis +{} ms: {}", step.at().toMillis(), step.description());
-                try {
-                    step.action().run();
-                } catch (RuntimeException | Error e) {
-                    failure = e;
-                    LOG.error("nemesis step '{}' failed", step.description(), e);
-                    return;
-                }
-            }
-        }, "chaos-nemesis");
+                },
+                "chaos-nemesis");
         thread.setDaemon(true);
         thread.start();
     }

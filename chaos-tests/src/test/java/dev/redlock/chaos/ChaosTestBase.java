@@ -35,6 +35,7 @@ abstract class ChaosTestBase {
 
     /** How many times longer than in the fast suite the timed scenarios run. */
     static final int SCALE = Math.max(1, Integer.getInteger("chaos.scale", 1));
+
     static final Path OUT = Path.of("target", "chaos");
 
     /**
@@ -59,7 +60,10 @@ abstract class ChaosTestBase {
     record Run(History history, LockWorkload.Result result, List<CheckResult> results, long origin) {
 
         CheckResult result(String checker) {
-            return results.stream().filter(r -> r.checker().equals(checker)).findFirst().orElseThrow();
+            return results.stream()
+                    .filter(r -> r.checker().equals(checker))
+                    .findFirst()
+                    .orElseThrow();
         }
 
         /** No checker found a violation (a checker with nothing to judge, such as fencing without grants, is fine). */
@@ -69,8 +73,14 @@ abstract class ChaosTestBase {
     }
 
     /** Runs the workload with the nemesis, checks the history and writes it out. */
-    static Run run(String name, ChaosCluster cluster, LockWorkload.Settings settings, Nemesis nemesis, long seed,
-            List<Checker> extraCheckers) throws InterruptedException {
+    static Run run(
+            String name,
+            ChaosCluster cluster,
+            LockWorkload.Settings settings,
+            Nemesis nemesis,
+            long seed,
+            List<Checker> extraCheckers)
+            throws InterruptedException {
         History history = new History();
         cluster.onFault(history::add);
         System.out.printf("[chaos] %s schedule:%n%s", name, nemesis);
@@ -79,17 +89,21 @@ abstract class ChaosTestBase {
         LockWorkload.Result result = LockWorkload.run(cluster.uris(), settings, history, seed);
         nemesis.join(Duration.ofSeconds(60));
         if (!result.crashes().isEmpty()) {
-            throw new AssertionError("workload clients crashed: " + result.crashes(), result.crashes().get(0));
+            throw new AssertionError(
+                    "workload clients crashed: " + result.crashes(),
+                    result.crashes().get(0));
         }
-        List<Checker> checkers = new ArrayList<>(List.of(new MutualExclusionChecker(), new LostLeaseChecker(),
-                new LostUpdateChecker(result.register()), new FencingChecker()));
+        List<Checker> checkers = new ArrayList<>(List.of(
+                new MutualExclusionChecker(),
+                new LostLeaseChecker(),
+                new LostUpdateChecker(result.register()),
+                new FencingChecker()));
         checkers.addAll(extraCheckers);
         return finish(name, history, result, checkers, origin);
     }
 
     /** Checks a history recorded by hand and writes it out. */
-    static Run finish(String name, History history, LockWorkload.Result result, List<Checker> checkers,
-            long origin) {
+    static Run finish(String name, History history, LockWorkload.Result result, List<Checker> checkers, long origin) {
         List<CheckResult> results = new ArrayList<>();
         for (Checker c : checkers) {
             results.add(c.check(history));
@@ -98,8 +112,7 @@ abstract class ChaosTestBase {
         try {
             Files.createDirectories(OUT);
             history.writeJsonLines(OUT.resolve(name + ".jsonl"));
-            Files.writeString(OUT.resolve(name + ".summary"), summary + System.lineSeparator(),
-                    StandardCharsets.UTF_8);
+            Files.writeString(OUT.resolve(name + ".summary"), summary + System.lineSeparator(), StandardCharsets.UTF_8);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -118,7 +131,8 @@ abstract class ChaosTestBase {
      */
     static void assertNoLeftovers(ChaosCluster cluster, Duration ttl) {
         cluster.healAll();
-        await().atMost(ttl.plusSeconds(3)).pollInterval(Duration.ofMillis(100))
+        await().atMost(ttl.plusSeconds(3))
+                .pollInterval(Duration.ofMillis(100))
                 .alias("no lock key left (fencing counters and markers aside)")
                 .until(() -> leftovers(cluster), List::isEmpty);
     }
@@ -141,8 +155,9 @@ abstract class ChaosTestBase {
         }
     }
     /** Client A holds the lock on exactly nodes {@code holders}; the other nodes are free afterwards. */
-    static Lease holdOnBareQuorum(ChaosCluster cluster, RedlockClient a, String name, List<Integer> holders,
-            Duration ttl) throws InterruptedException {
+    static Lease holdOnBareQuorum(
+            ChaosCluster cluster, RedlockClient a, String name, List<Integer> holders, Duration ttl)
+            throws InterruptedException {
         QuorumLock lock = a.redLock(name);
         for (int i = 0; i < cluster.size(); i++) {
             if (!holders.contains(i)) {

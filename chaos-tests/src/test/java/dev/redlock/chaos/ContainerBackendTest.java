@@ -25,17 +25,18 @@ class ContainerBackendTest {
 
     @Test
     void workloadAgainstRedisContainers() throws Exception {
-        Assumptions.assumeTrue("testcontainers".equals(System.getProperty("chaos.backend")),
+        Assumptions.assumeTrue(
+                "testcontainers".equals(System.getProperty("chaos.backend")),
                 "container backend not requested: run with -Dchaos.backend=testcontainers to use redis:7 containers");
-        Assumptions.assumeTrue(DockerClientFactory.instance().isDockerAvailable(),
+        Assumptions.assumeTrue(
+                DockerClientFactory.instance().isDockerAvailable(),
                 "-Dchaos.backend=testcontainers was given but no Docker engine is reachable from this machine");
         long seed = ChaosTestBase.seed("containers");
         List<GenericContainer<?>> containers = new ArrayList<>();
         try {
             List<String> uris = new ArrayList<>();
             for (int i = 0; i < 5; i++) {
-                GenericContainer<?> c = new GenericContainer<>(DockerImageName.parse("redis:7"))
-                        .withExposedPorts(6379);
+                GenericContainer<?> c = new GenericContainer<>(DockerImageName.parse("redis:7")).withExposedPorts(6379);
                 c.start();
                 containers.add(c);
                 uris.add("redis://" + c.getHost() + ":" + c.getMappedPort(6379));
@@ -43,15 +44,23 @@ class ContainerBackendTest {
             History history = new History();
             GenericContainer<?> victim = containers.get((int) Math.floorMod(seed, 5L));
             Nemesis nemesis = new Nemesis()
-                    .at(Duration.ofSeconds(1), "docker pause " + victim.getContainerId(),
-                            () -> DockerClientFactory.instance().client()
-                                    .pauseContainerCmd(victim.getContainerId()).exec())
-                    .at(Duration.ofSeconds(3), "docker unpause " + victim.getContainerId(),
-                            () -> DockerClientFactory.instance().client()
-                                    .unpauseContainerCmd(victim.getContainerId()).exec());
+                    .at(
+                            Duration.ofSeconds(1),
+                            "docker pause " + victim.getContainerId(),
+                            () -> DockerClientFactory.instance()
+                                    .client()
+                                    .pauseContainerCmd(victim.getContainerId())
+                                    .exec())
+                    .at(
+                            Duration.ofSeconds(3),
+                            "docker unpause " + victim.getContainerId(),
+                            () -> DockerClientFactory.instance()
+                                    .client()
+                                    .unpauseContainerCmd(victim.getContainerId())
+                                    .exec());
             nemesis.start(System.nanoTime());
-            LockWorkload.Result result = LockWorkload.run(uris,
-                    new LockWorkload.Settings().duration(Duration.ofSeconds(5)), history, seed);
+            LockWorkload.Result result =
+                    LockWorkload.run(uris, new LockWorkload.Settings().duration(Duration.ofSeconds(5)), history, seed);
             nemesis.join(Duration.ofSeconds(30));
             assertTrue(new MutualExclusionChecker().check(history).isValid());
             assertTrue(result.crashes().isEmpty(), result.crashes()::toString);

@@ -43,20 +43,28 @@ class DataLossScenariosTest extends ChaosTestBase {
     private static final int CONTROL_SEEDS = 3;
 
     private static RedlockConfig.Builder config(ChaosCluster cluster, boolean protection, Duration lease) {
-        return LockWorkload.baseConfig(cluster.uris()).restartQuarantine(protection).leaseTime(lease);
+        return LockWorkload.baseConfig(cluster.uris())
+                .restartQuarantine(protection)
+                .leaseTime(lease);
     }
 
     /** A client whose nodes are the caller's own pooled Jedis clients, as {@code Builder.node(name, client)}. */
-    private static RedlockClient userClientNodes(ChaosCluster cluster, boolean protection, Duration lease,
-            List<AutoCloseable> owned) {
-        RedlockConfig.Builder b = RedlockConfig.builder().restartQuarantine(protection).leaseTime(lease)
-                .perNodeTimeout(Duration.ofMillis(100)).retryDelay(Duration.ofMillis(10));
+    private static RedlockClient userClientNodes(
+            ChaosCluster cluster, boolean protection, Duration lease, List<AutoCloseable> owned) {
+        RedlockConfig.Builder b = RedlockConfig.builder()
+                .restartQuarantine(protection)
+                .leaseTime(lease)
+                .perNodeTimeout(Duration.ofMillis(100))
+                .retryDelay(Duration.ofMillis(10));
         for (int i = 0; i < cluster.size(); i++) {
             RedisServer s = cluster.server(i);
             RedisClient pool = RedisClient.builder()
                     .hostAndPort(s.host(), s.port())
-                    .clientConfig(DefaultJedisClientConfig.builder().socketTimeoutMillis(100)
-                            .autoNegotiateProtocol(false).clientSetInfoConfig(ClientSetInfoConfig.DISABLED).build())
+                    .clientConfig(DefaultJedisClientConfig.builder()
+                            .socketTimeoutMillis(100)
+                            .autoNegotiateProtocol(false)
+                            .clientSetInfoConfig(ClientSetInfoConfig.DISABLED)
+                            .build())
                     .build();
             owned.add(pool);
             b.node("user-" + i, pool);
@@ -68,11 +76,13 @@ class DataLossScenariosTest extends ChaosTestBase {
 
     /** Waits until every node's vote counts for {@code client} (a MultiLock round hears every node). */
     private static void awaitTrusted(RedlockClient client, Duration lease) {
-        await().atMost(lease.plusSeconds(10)).pollInterval(Duration.ofMillis(50)).until(() -> {
-            AcquireResult r = client.multiLock("warm-up").attempt(Duration.ZERO, lease);
-            r.lease().ifPresent(l -> l.release().completion().join());
-            return r.acquired();
-        });
+        await().atMost(lease.plusSeconds(10))
+                .pollInterval(Duration.ofMillis(50))
+                .until(() -> {
+                    AcquireResult r = client.multiLock("warm-up").attempt(Duration.ZERO, lease);
+                    r.lease().ifPresent(l -> l.release().completion().join());
+                    return r.acquired();
+                });
     }
 
     private static void close(List<AutoCloseable> owned) throws Exception {
@@ -88,8 +98,16 @@ class DataLossScenariosTest extends ChaosTestBase {
      * their data, by a restart without persistence or FLUSHALL; then B, over URIs or over its own Jedis clients,
      * tries to take the same lock while A's lease is valid.
      */
-    private static void lossSchedule(ChaosCluster cluster, RedlockClient a, List<RedlockClient> bs, long seed,
-            int index, Duration lease, boolean protection, History history) throws InterruptedException {
+    private static void lossSchedule(
+            ChaosCluster cluster,
+            RedlockClient a,
+            List<RedlockClient> bs,
+            long seed,
+            int index,
+            Duration lease,
+            boolean protection,
+            History history)
+            throws InterruptedException {
         Random random = new Random(seed);
         String name = "loss-" + index;
         List<Integer> order = new ArrayList<>(List.of(0, 1, 2, 3, 4));
@@ -100,15 +118,23 @@ class DataLossScenariosTest extends ChaosTestBase {
         int victims = everywhere ? 3 : 1 + random.nextInt(2);
         boolean flush = random.nextBoolean();
         RedlockClient b = bs.get(random.nextInt(bs.size()));
-        System.out.printf("[chaos] data-loss #%d seed=%d holders=%s victims=%s %s, B over %s%n", index, seed,
-                holders, holders.subList(0, victims), flush ? "FLUSHALL" : "restart", b.nodeNames().get(0));
+        System.out.printf(
+                "[chaos] data-loss #%d seed=%d holders=%s victims=%s %s, B over %s%n",
+                index,
+                seed,
+                holders,
+                holders.subList(0, victims),
+                flush ? "FLUSHALL" : "restart",
+                b.nodeNames().get(0));
         if (protection) {
             awaitTrusted(a, lease);
             awaitTrusted(b, lease);
         }
         Op.Builder first = Op.builder().client(0).lock(name).invokeNanos(System.nanoTime());
         Lease held = holdOnBareQuorum(cluster, a, name, holders, lease);
-        first.completeNanos(System.nanoTime()).outcome(Op.Outcome.OK).token(held.token())
+        first.completeNanos(System.nanoTime())
+                .outcome(Op.Outcome.OK)
+                .token(held.token())
                 .deadlineNanos(held.deadlineNanos());
         for (int v : holders.subList(0, victims)) {
             if (flush) {
@@ -138,9 +164,11 @@ class DataLossScenariosTest extends ChaosTestBase {
         List<AutoCloseable> owned = new ArrayList<>();
         try (ChaosCluster cluster = ChaosCluster.start(5, new ChaosCluster.Options())) {
             cluster.onFault(history::add);
-            RedlockClient a = RedlockClient.create(config(cluster, protection, lease).build());
+            RedlockClient a =
+                    RedlockClient.create(config(cluster, protection, lease).build());
             owned.add(a);
-            RedlockClient bUris = RedlockClient.create(config(cluster, protection, lease).build());
+            RedlockClient bUris =
+                    RedlockClient.create(config(cluster, protection, lease).build());
             owned.add(bUris);
             RedlockClient bUser = userClientNodes(cluster, protection, lease, owned);
             long origin = System.nanoTime();
@@ -164,10 +192,12 @@ class DataLossScenariosTest extends ChaosTestBase {
         List<Op> ops = run.history().ops();
         for (Op b : ops) {
             if (b.client() == 1 && b.outcome() == Op.Outcome.OK) {
-                Op a = ops.stream().filter(op -> op.client() == 0 && op.lock().equals(b.lock())).findFirst()
+                Op a = ops.stream()
+                        .filter(op -> op.client() == 0 && op.lock().equals(b.lock()))
+                        .findFirst()
                         .orElseThrow();
-                assertTrue(b.windowStart() >= a.deadlineNanos(), () -> "B won while A's lease was valid: " + a + ", "
-                        + b);
+                assertTrue(
+                        b.windowStart() >= a.deadlineNanos(), () -> "B won while A's lease was valid: " + a + ", " + b);
             }
         }
     }
@@ -187,8 +217,15 @@ class DataLossScenariosTest extends ChaosTestBase {
      * tried through it and D, E. Only that one node lost data between the two grants: the token must not go back.
      * Then every node answers again and tokens go on.
      */
-    private static void fencingSchedule(ChaosCluster cluster, RedlockClient c, long seed, int index, Duration lease,
-            boolean protection, History history) throws InterruptedException {
+    private static void fencingSchedule(
+            ChaosCluster cluster,
+            RedlockClient c,
+            long seed,
+            int index,
+            Duration lease,
+            boolean protection,
+            History history)
+            throws InterruptedException {
         Random random = new Random(seed);
         List<Integer> order = new ArrayList<>(List.of(0, 1, 2, 3, 4));
         Collections.shuffle(order, random);
@@ -197,7 +234,8 @@ class DataLossScenariosTest extends ChaosTestBase {
         List<Integer> down = order.subList(3, 5);
         List<Integer> silent = new ArrayList<>(q);
         silent.remove(Integer.valueOf(restarted));
-        System.out.printf("[chaos] fencing-loss #%d seed=%d grant on %s, %s restarts, %s fall silent, %s were down%n",
+        System.out.printf(
+                "[chaos] fencing-loss #%d seed=%d grant on %s, %s restarts, %s fall silent, %s were down%n",
                 index, seed, q, restarted, silent, down);
         QuorumLock lock = c.redLock("fenced-loss-" + index).fenced();
         if (protection) {
@@ -221,15 +259,19 @@ class DataLossScenariosTest extends ChaosTestBase {
         }
         if (protection) {
             // Wait until the restarted nodes vote again (a plain lock, so this lock's counters are not touched).
-            await().atMost(lease.plusSeconds(10)).pollInterval(Duration.ofMillis(50)).until(() -> {
-                AcquireResult r = c.redLock("probe-" + index).attempt(Duration.ZERO, lease);
-                r.lease().ifPresent(Lease::release);
-                return r.acquired();
-            });
+            await().atMost(lease.plusSeconds(10))
+                    .pollInterval(Duration.ofMillis(50))
+                    .until(() -> {
+                        AcquireResult r = c.redLock("probe-" + index).attempt(Duration.ZERO, lease);
+                        r.lease().ifPresent(Lease::release);
+                        return r.acquired();
+                    });
         }
         AcquireResult through = grant(history, 1, lock, lease);
         if (protection) {
-            assertEquals(FailureReason.FENCING_UNAVAILABLE, through.reason(),
+            assertEquals(
+                    FailureReason.FENCING_UNAVAILABLE,
+                    through.reason(),
                     () -> "no quorum of intact counters answered: " + through.lastRound());
         }
         for (int s : silent) {
@@ -249,7 +291,9 @@ class DataLossScenariosTest extends ChaosTestBase {
         op.completeNanos(System.nanoTime());
         if (r.acquired()) {
             Lease l = r.lease().orElseThrow();
-            op.outcome(Op.Outcome.OK).token(l.token()).deadlineNanos(l.deadlineNanos())
+            op.outcome(Op.Outcome.OK)
+                    .token(l.token())
+                    .deadlineNanos(l.deadlineNanos())
                     .fencingToken(l.fencingToken().orElseThrow());
             op.releaseNanos(System.nanoTime());
             l.release();
@@ -266,14 +310,14 @@ class DataLossScenariosTest extends ChaosTestBase {
         Duration lease = Duration.ofMillis(500);
         History history = new History();
         try (ChaosCluster cluster = ChaosCluster.start(5, new ChaosCluster.Options());
-                RedlockClient c = RedlockClient.create(config(cluster, protection, lease).build())) {
+                RedlockClient c =
+                        RedlockClient.create(config(cluster, protection, lease).build())) {
             cluster.onFault(history::add);
             long origin = System.nanoTime();
             for (int i = 0; i < seeds; i++) {
                 fencingSchedule(cluster, c, seedsOf.nextLong(), i, lease, protection, history);
             }
-            return finish(scenario, history, null, List.of(new FencingChecker(), new MutualExclusionChecker()),
-                    origin);
+            return finish(scenario, history, null, List.of(new FencingChecker(), new MutualExclusionChecker()), origin);
         }
     }
 
@@ -300,32 +344,41 @@ class DataLossScenariosTest extends ChaosTestBase {
         try (RedisServer other = RedisServer.start();
                 ChaosCluster cluster = ChaosCluster.start(5, new ChaosCluster.Options().proxies())) {
             // The other server has been up, and used by a client of its own, for longer than any lease.
-            RedlockConfig.Builder alone = RedlockConfig.builder().node(other.uri()).restartQuarantine(true)
-                    .leaseTime(lease).checkTopology(false);
+            RedlockConfig.Builder alone = RedlockConfig.builder()
+                    .node(other.uri())
+                    .restartQuarantine(true)
+                    .leaseTime(lease)
+                    .checkTopology(false);
             try (RedlockClient itsOwn = RedlockClient.create(alone.build())) {
                 awaitTrusted(itsOwn, lease);
             }
-            try (RedlockClient c = RedlockClient.create(config(cluster, true, lease).build())) {
+            try (RedlockClient c =
+                    RedlockClient.create(config(cluster, true, lease).build())) {
                 awaitTrusted(c, lease);
                 cluster.proxy(victim).retarget(other.port()); // same address, another long-running server
                 long swapped = System.nanoTime();
                 List<NodeOutcome> seen = new ArrayList<>();
-                Consumer<AcquireResult> record = r -> seen.add(r.lastRound().nodes().get(victim));
-                await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(20)).until(() -> {
-                    AcquireResult r = c.multiLock("swap-probe").attempt(Duration.ZERO, lease);
-                    r.lease().ifPresent(Lease::release);
-                    record.accept(r);
-                    NodeStatus s = r.lastRound().nodes().get(victim).status();
-                    return s == NodeStatus.QUARANTINED || s == NodeStatus.GRANTED;
-                });
+                Consumer<AcquireResult> record =
+                        r -> seen.add(r.lastRound().nodes().get(victim));
+                await().atMost(Duration.ofSeconds(5))
+                        .pollInterval(Duration.ofMillis(20))
+                        .until(() -> {
+                            AcquireResult r = c.multiLock("swap-probe").attempt(Duration.ZERO, lease);
+                            r.lease().ifPresent(Lease::release);
+                            record.accept(r);
+                            NodeStatus s = r.lastRound().nodes().get(victim).status();
+                            return s == NodeStatus.QUARANTINED || s == NodeStatus.GRANTED;
+                        });
                 NodeOutcome first = seen.get(seen.size() - 1);
                 assertEquals(NodeStatus.QUARANTINED, first.status(), "a different server at the address: " + first);
                 // It votes again once it has been known for the longest lease plus drift.
-                await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(50)).until(() -> {
-                    AcquireResult r = c.multiLock("swap-probe").attempt(Duration.ZERO, lease);
-                    r.lease().ifPresent(Lease::release);
-                    return r.acquired();
-                });
+                await().atMost(Duration.ofSeconds(10))
+                        .pollInterval(Duration.ofMillis(50))
+                        .until(() -> {
+                            AcquireResult r = c.multiLock("swap-probe").attempt(Duration.ZERO, lease);
+                            r.lease().ifPresent(Lease::release);
+                            return r.acquired();
+                        });
                 assertTrue(System.nanoTime() - swapped >= lease.toNanos(), "quarantined for at least the lease");
             }
         }

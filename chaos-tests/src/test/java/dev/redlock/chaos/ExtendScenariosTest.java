@@ -35,8 +35,15 @@ class ExtendScenariosTest extends ChaosTestBase {
      * @param oldRule record A's deadline as it was before the failed extension (what the client used to assume),
      *        for the negative control
      */
-    private static void schedule(ChaosCluster cluster, RedlockClient a, RedlockClient b, long seed, int index,
-            boolean oldRule, History history) throws InterruptedException {
+    private static void schedule(
+            ChaosCluster cluster,
+            RedlockClient a,
+            RedlockClient b,
+            long seed,
+            int index,
+            boolean oldRule,
+            History history)
+            throws InterruptedException {
         Random random = new Random(seed);
         String name = "extend-" + index;
         List<Integer> order = new ArrayList<>(List.of(0, 1, 2, 3, 4));
@@ -46,10 +53,12 @@ class ExtendScenariosTest extends ChaosTestBase {
         // connection is not dropped as stalled, so the command reaches the node and is applied).
         Duration latency = Duration.ofMillis(60 + random.nextInt(30));
         Duration shorter = Duration.ofMillis(400 + random.nextInt(400));
-        System.out.printf("[chaos] extend #%d seed=%d delay %s on %s, extend to %s%n", index, seed, latency,
-                delayed, shorter);
+        System.out.printf(
+                "[chaos] extend #%d seed=%d delay %s on %s, extend to %s%n", index, seed, latency, delayed, shorter);
         Op.Builder first = Op.builder().client(0).lock(name).invokeNanos(System.nanoTime());
-        Lease held = a.redLock(name).tryAcquire(Duration.ofSeconds(1), Duration.ofSeconds(3)).orElseThrow();
+        Lease held = a.redLock(name)
+                .tryAcquire(Duration.ofSeconds(1), Duration.ofSeconds(3))
+                .orElseThrow();
         first.completeNanos(System.nanoTime()).outcome(Op.Outcome.OK).token(held.token());
         long before = held.deadlineNanos();
         for (int d : delayed) {
@@ -78,15 +87,17 @@ class ExtendScenariosTest extends ChaosTestBase {
         Random seedsOf = new Random(base);
         History history = new History();
         try (ChaosCluster cluster = ChaosCluster.start(5, new ChaosCluster.Options().proxies());
-                RedlockClient a = RedlockClient.create(LockWorkload.baseConfig(cluster.uris()).build());
-                RedlockClient b = RedlockClient.create(LockWorkload.baseConfig(cluster.uris()).build())) {
+                RedlockClient a = RedlockClient.create(
+                        LockWorkload.baseConfig(cluster.uris()).build());
+                RedlockClient b = RedlockClient.create(
+                        LockWorkload.baseConfig(cluster.uris()).build())) {
             cluster.onFault(history::add);
             long origin = System.nanoTime();
             for (int i = 0; i < seeds; i++) {
                 schedule(cluster, a, b, seedsOf.nextLong(), i, oldRule, history);
             }
-            return finish(scenario, history, null, List.of(new MutualExclusionChecker(), new LostLeaseChecker()),
-                    origin);
+            return finish(
+                    scenario, history, null, List.of(new MutualExclusionChecker(), new LostLeaseChecker()), origin);
         }
     }
 
@@ -94,7 +105,8 @@ class ExtendScenariosTest extends ChaosTestBase {
     void aFailedShorterExtensionNeverOverstatesTheLease() throws Exception {
         Run run = run("extend-unconfirmed", false, SEEDS);
         assertTrue(run.allValid(), () -> run.results().toString());
-        long won = run.history().ops().stream().filter(op -> op.client() == 1 && op.outcome() == Op.Outcome.OK)
+        long won = run.history().ops().stream()
+                .filter(op -> op.client() == 1 && op.outcome() == Op.Outcome.OK)
                 .count();
         assertTrue(won == SEEDS, "B gets the lock each time, once the shortened keys expire: " + won);
     }

@@ -18,15 +18,21 @@ class FencedResourceTest {
     void pausedHoldersLateWriteIsRejected() throws Exception {
         FencedRegister register = new FencedRegister();
         try (ChaosCluster cluster = ChaosCluster.start(5, new ChaosCluster.Options());
-                RedlockClient a = RedlockClient.create(LockWorkload.baseConfig(cluster.uris()).build());
-                RedlockClient b = RedlockClient.create(LockWorkload.baseConfig(cluster.uris()).build())) {
-            Lease first = a.redLock("resource").fenced().tryAcquire(Duration.ofSeconds(5), Duration.ofMillis(400))
+                RedlockClient a = RedlockClient.create(
+                        LockWorkload.baseConfig(cluster.uris()).build());
+                RedlockClient b = RedlockClient.create(
+                        LockWorkload.baseConfig(cluster.uris()).build())) {
+            Lease first = a.redLock("resource")
+                    .fenced()
+                    .tryAcquire(Duration.ofSeconds(5), Duration.ofMillis(400))
                     .orElseThrow();
             long staleToken = first.fencingToken().orElseThrow();
 
             // A stops (a long GC pause) past its validity; B takes the lock and writes.
             ChaosTestBase.pause(Duration.ofMillis(700));
-            Lease second = b.redLock("resource").fenced().tryAcquire(Duration.ofSeconds(5), Duration.ofSeconds(5))
+            Lease second = b.redLock("resource")
+                    .fenced()
+                    .tryAcquire(Duration.ofSeconds(5), Duration.ofSeconds(5))
                     .orElseThrow();
             long freshToken = second.fencingToken().orElseThrow();
             assertTrue(freshToken > staleToken);

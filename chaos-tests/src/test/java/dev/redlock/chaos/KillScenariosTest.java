@@ -30,15 +30,19 @@ class KillScenariosTest extends ChaosTestBase {
         try (ChaosCluster cluster = ChaosCluster.start(5, new ChaosCluster.Options())) {
             Nemesis nemesis = new Nemesis()
                     .at(Duration.ofMillis(killAt), "kill node " + nodes.get(0), () -> cluster.kill(nodes.get(0)))
-                    .at(Duration.ofMillis(killAt + random.nextInt(500)), "kill node " + nodes.get(1),
+                    .at(
+                            Duration.ofMillis(killAt + random.nextInt(500)),
+                            "kill node " + nodes.get(1),
                             () -> cluster.kill(nodes.get(1)));
-            LockWorkload.Settings settings = new LockWorkload.Settings().duration(duration).clients(4);
+            LockWorkload.Settings settings =
+                    new LockWorkload.Settings().duration(duration).clients(4);
             Run run = runWithLiveness("kill-minority", cluster, settings, nemesis, seed, duration);
 
             assertTrue(run.allValid(), () -> run.results().toString());
             long afterKill = run.history().ops().stream()
-                    .filter(op -> op.outcome() == Op.Outcome.OK && op.invokeNanos() - run.origin()
-                            > Duration.ofMillis(killAt + 600).toNanos())
+                    .filter(op -> op.outcome() == Op.Outcome.OK
+                            && op.invokeNanos() - run.origin()
+                                    > Duration.ofMillis(killAt + 600).toNanos())
                     .count();
             assertTrue(afterKill > 0, "acquisitions continue with 3 of 5 masters");
             assertNoLeftovers(cluster, settings.leaseTime());
@@ -61,9 +65,13 @@ class KillScenariosTest extends ChaosTestBase {
         try (ChaosCluster cluster = ChaosCluster.start(5, new ChaosCluster.Options().aof())) {
             Nemesis nemesis = new Nemesis()
                     .at(Duration.ofMillis(killAt), "kill nodes " + victims, () -> victims.forEach(cluster::kill))
-                    .at(Duration.ofMillis(restoreAt), "restart nodes " + victims,
+                    .at(
+                            Duration.ofMillis(restoreAt),
+                            "restart nodes " + victims,
                             () -> victims.forEach(cluster::restart));
-            LockWorkload.Settings settings = new LockWorkload.Settings().duration(duration).clients(4)
+            LockWorkload.Settings settings = new LockWorkload.Settings()
+                    .duration(duration)
+                    .clients(4)
                     .config(b -> b.restartQuarantine(true).trustPersistentNodes(true));
             Run run = run("kill-majority", cluster, settings, nemesis, seed, List.of());
             assertTrue(run.allValid(), () -> run.results().toString());
@@ -79,12 +87,14 @@ class KillScenariosTest extends ChaosTestBase {
             assertEquals(List.of(), duringOutage, "no acquisition while a majority is down");
             long firstAfter = run.history().ops().stream()
                     .filter(op -> op.outcome() == Op.Outcome.OK && op.completeNanos() > restored)
-                    .mapToLong(Op::completeNanos).min().orElseThrow();
+                    .mapToLong(Op::completeNanos)
+                    .min()
+                    .orElseThrow();
             // One retry round after the nodes are back: circuit breakers (200 ms) and reconnect back-off (at most
             // the breaker's open time) let the next round through, which takes at most a per-node timeout.
             Duration resumedAfter = Duration.ofNanos(firstAfter - restored);
-            System.out.println("[chaos] kill-majority: first acquisition " + resumedAfter.toMillis()
-                    + " ms after the restart");
+            System.out.println(
+                    "[chaos] kill-majority: first acquisition " + resumedAfter.toMillis() + " ms after the restart");
             assertTrue(resumedAfter.compareTo(Duration.ofMillis(1_000)) < 0, "resumed after " + resumedAfter);
             assertNoLeftovers(cluster, settings.leaseTime());
         }
@@ -97,31 +107,41 @@ class KillScenariosTest extends ChaosTestBase {
         int victim = new Random(seed).nextInt(5);
         try (ChaosCluster cluster = ChaosCluster.start(5, new ChaosCluster.Options())) {
             Nemesis nemesis = new Nemesis().at(Duration.ZERO, "kill node " + victim, () -> cluster.kill(victim));
-            LockWorkload.Settings settings = new LockWorkload.Settings().duration(duration).clients(3)
-                    .policy(QuorumPolicy.ALL);
+            LockWorkload.Settings settings =
+                    new LockWorkload.Settings().duration(duration).clients(3).policy(QuorumPolicy.ALL);
             Run run = run("multilock-one-down", cluster, settings, nemesis, seed, List.of());
             assertTrue(run.allValid(), () -> run.results().toString());
             long killed = eventTime(run, "kill");
             long acquired = run.history().ops().stream()
-                    .filter(op -> op.outcome() == Op.Outcome.OK && op.invokeNanos() > killed).count();
+                    .filter(op -> op.outcome() == Op.Outcome.OK && op.invokeNanos() > killed)
+                    .count();
             assertEquals(0, acquired, "MultiLock is unavailable with a node down");
             assertTrue(run.history().ops().size() > 3, "clients kept trying");
             assertNoLeftovers(cluster, settings.leaseTime());
         }
     }
 
-    private static Run runWithLiveness(String name, ChaosCluster cluster, LockWorkload.Settings settings,
-            Nemesis nemesis, long seed, Duration duration) throws InterruptedException {
+    private static Run runWithLiveness(
+            String name,
+            ChaosCluster cluster,
+            LockWorkload.Settings settings,
+            Nemesis nemesis,
+            long seed,
+            Duration duration)
+            throws InterruptedException {
         long start = System.nanoTime();
         // A quorum stays healthy throughout: skip the first second (connections warming up).
-        List<long[]> healthy = List.<long[]>of(new long[] {start + Duration.ofSeconds(1).toNanos(),
-                start + duration.toNanos()});
+        List<long[]> healthy =
+                List.<long[]>of(new long[] {start + Duration.ofSeconds(1).toNanos(), start + duration.toNanos()});
         return run(name, cluster, settings, nemesis, seed, List.of(new LivenessChecker(healthy, 2.0)));
     }
 
     static long eventTime(Run run, String kind) {
-        return run.history().events().stream().filter(e -> e.kind().equals(kind))
-                .mapToLong(NemesisEvent::atNanos).min().orElseThrow();
+        return run.history().events().stream()
+                .filter(e -> e.kind().equals(kind))
+                .mapToLong(NemesisEvent::atNanos)
+                .min()
+                .orElseThrow();
     }
 
     static CheckResult checker(Run run, String name) {

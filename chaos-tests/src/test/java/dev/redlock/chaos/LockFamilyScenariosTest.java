@@ -83,8 +83,12 @@ class LockFamilyScenariosTest extends ChaosTestBase {
                 Turn turn = readsAndWrites(rw, 7, pace);
                 return List.of(turn, turn);
             });
-            Run run = finish(name, history, new LockWorkload.Result(0, 0, 0, List.of()),
-                    List.of(new ReadWriteChecker(), new FencingChecker()), origin);
+            Run run = finish(
+                    name,
+                    history,
+                    new LockWorkload.Result(0, 0, 0, List.of()),
+                    List.of(new ReadWriteChecker(), new FencingChecker()),
+                    origin);
             assertTrue(run.allValid(), () -> run.results().toString());
             // The negative control: judged as a plain mutex, the same history breaks it, so readers really shared the
             // lock (and the checker saw their windows overlap).
@@ -114,8 +118,12 @@ class LockFamilyScenariosTest extends ChaosTestBase {
                 Turn turn = r -> new Target(fair, Op.Kind.FAIR, List.of(), r.nextInt(4) == 0 ? impatient : pace);
                 return List.of(turn, turn);
             });
-            Run run = finish(name, history, new LockWorkload.Result(0, 0, 0, List.of()),
-                    List.of(new MutualExclusionChecker(), FAIRNESS, FAIRNESS.acrossClients()), origin);
+            Run run = finish(
+                    name,
+                    history,
+                    new LockWorkload.Result(0, 0, 0, List.of()),
+                    List.of(new MutualExclusionChecker(), FAIRNESS, FAIRNESS.acrossClients()),
+                    origin);
             assertTrue(run.allValid(), () -> run.results().toString());
             assertGrantedAfterTheKills(history, op -> true, "fair grants");
             assertTrue(history.ops().stream().anyMatch(op -> op.outcome() == Op.Outcome.FAIL), "some waiter gave up");
@@ -130,9 +138,15 @@ class LockFamilyScenariosTest extends ChaosTestBase {
                 Turn turn = r -> new Target(plain, Op.Kind.LOCK, List.of(), pace);
                 return List.of(turn, turn);
             });
-            Run control = finish(name + "-control", unfair, new LockWorkload.Result(0, 0, 0, List.of()),
-                    List.of(FAIRNESS.acrossClients()), controlOrigin);
-            assertEquals(CheckResult.Validity.INVALID, control.results().get(0).validity(),
+            Run control = finish(
+                    name + "-control",
+                    unfair,
+                    new LockWorkload.Result(0, 0, 0, List.of()),
+                    List.of(FAIRNESS.acrossClients()),
+                    controlOrigin);
+            assertEquals(
+                    CheckResult.Validity.INVALID,
+                    control.results().get(0).validity(),
                     () -> control.results().toString());
             assertNoLeftovers(cluster, pace.lease());
         }
@@ -152,8 +166,12 @@ class LockFamilyScenariosTest extends ChaosTestBase {
                 Turn turn = resources(client, 6, pace);
                 return List.of(turn, turn);
             });
-            Run run = finish(name, history, new LockWorkload.Result(0, 0, 0, List.of()),
-                    List.of(new MultiResourceChecker()), origin);
+            Run run = finish(
+                    name,
+                    history,
+                    new LockWorkload.Result(0, 0, 0, List.of()),
+                    List.of(new MultiResourceChecker()),
+                    origin);
             assertTrue(run.allValid(), () -> run.results().toString());
             // The negative control: if every lease had held every name, the same history breaks the rule, so leases
             // of disjoint sets really ran side by side (the lock does not just serialize everything).
@@ -180,7 +198,9 @@ class LockFamilyScenariosTest extends ChaosTestBase {
                 Collections.shuffle(nodes, random);
                 long stall = 150 + random.nextInt(250);
                 for (int node : nodes.subList(0, 1 + random.nextInt(2))) {
-                    nemesis.at(Duration.ofMillis(at), "SIGSTOP node " + node + " for " + stall + " ms",
+                    nemesis.at(
+                            Duration.ofMillis(at),
+                            "SIGSTOP node " + node + " for " + stall + " ms",
                             () -> cluster.pause(node));
                     nemesis.at(Duration.ofMillis(at + stall), "SIGCONT node " + node, () -> cluster.resume(node));
                 }
@@ -199,10 +219,15 @@ class LockFamilyScenariosTest extends ChaosTestBase {
             Predicate<Op> fair = op -> op.kind() == Op.Kind.FAIR;
             Predicate<Op> readWrite = op -> op.kind() == Op.Kind.READ || op.kind() == Op.Kind.WRITE;
             Predicate<Op> multi = op -> op.kind() == Op.Kind.MULTI || op.kind() == Op.Kind.LOCK;
-            Run run = finish(name, history, new LockWorkload.Result(0, 0, 0, List.of()), List.of(
-                    only(fair, new MutualExclusionChecker()), only(fair, FAIRNESS),
-                    only(fair, FAIRNESS.acrossClients()), only(readWrite, new ReadWriteChecker()),
-                    only(readWrite, new FencingChecker()), only(multi, new MultiResourceChecker())), origin);
+            Run run = finish(
+                    name,
+                    history,
+                    new LockWorkload.Result(0, 0, 0, List.of()),
+                    List.of(
+                            only(fair, new MutualExclusionChecker()), only(fair, FAIRNESS),
+                            only(fair, FAIRNESS.acrossClients()), only(readWrite, new ReadWriteChecker()),
+                            only(readWrite, new FencingChecker()), only(multi, new MultiResourceChecker())),
+                    origin);
             assertTrue(run.allValid(), () -> run.results().toString());
             // The negative controls, as in the kill scenarios: readers shared the lock, disjoint leases overlapped.
             CheckResult asMutex = new MutualExclusionChecker().check(history.select(readWrite));
@@ -211,7 +236,8 @@ class LockFamilyScenariosTest extends ChaosTestBase {
             assertEquals(CheckResult.Validity.INVALID, widened.validity(), widened::toString);
             assertTrue(history.events().stream().anyMatch(e -> e.kind().equals("pause")), "a master was stalled");
             for (Op.Kind kind : Op.Kind.values()) {
-                assertTrue(history.ops().stream().anyMatch(op -> op.kind() == kind && op.outcome() == Op.Outcome.OK),
+                assertTrue(
+                        history.ops().stream().anyMatch(op -> op.kind() == kind && op.outcome() == Op.Outcome.OK),
                         () -> "no " + kind + " lease granted");
             }
             // A queue place or waiting writer's entry still on a master that was stalled expires within its window
@@ -223,12 +249,10 @@ class LockFamilyScenariosTest extends ChaosTestBase {
     // ------------------------------------------------------------------------------------------------ the workload
 
     /** How a contender waits, how long its leases last and how long it works while holding one, at most. */
-    private record Pace(Duration budget, Duration lease, Duration maxWork) {
-    }
+    private record Pace(Duration budget, Duration lease, Duration maxWork) {}
 
     /** What one turn of a contender acquires, and how its op is labelled. */
-    private record Target(QuorumLock lock, Op.Kind kind, List<String> resources, Pace pace) {
-    }
+    private record Target(QuorumLock lock, Op.Kind kind, List<String> resources, Pace pace) {}
 
     /** A contender: picks what to acquire on each turn. */
     @FunctionalInterface
@@ -253,8 +277,8 @@ class LockFamilyScenariosTest extends ChaosTestBase {
     private static Turn resources(RedlockClient client, int multiInTen, Pace pace) {
         return r -> {
             if (r.nextInt(10) >= multiInTen) {
-                return new Target(client.redLock(RESOURCES.get(r.nextInt(RESOURCES.size()))), Op.Kind.LOCK, List.of(),
-                        pace);
+                return new Target(
+                        client.redLock(RESOURCES.get(r.nextInt(RESOURCES.size()))), Op.Kind.LOCK, List.of(), pace);
             }
             List<String> shuffled = new ArrayList<>(RESOURCES);
             Collections.shuffle(shuffled, r);
@@ -271,8 +295,15 @@ class LockFamilyScenariosTest extends ChaosTestBase {
      *
      * @return the origin of the nemesis schedule
      */
-    private static long contend(ChaosCluster cluster, History history, Nemesis nemesis, Duration duration, long seed,
-            int clients, BiFunction<RedlockClient, Integer, List<Turn>> turns) throws InterruptedException {
+    private static long contend(
+            ChaosCluster cluster,
+            History history,
+            Nemesis nemesis,
+            Duration duration,
+            long seed,
+            int clients,
+            BiFunction<RedlockClient, Integer, List<Turn>> turns)
+            throws InterruptedException {
         cluster.onFault(history::add);
         PlaceClock clock = new PlaceClock();
         List<Throwable> crashes = Collections.synchronizedList(new ArrayList<>());
@@ -291,13 +322,15 @@ class LockFamilyScenariosTest extends ChaosTestBase {
                     int id = c;
                     Turn turn = mine.get(t);
                     Random random = new Random(seed * 31 + c * 16L + t);
-                    Thread thread = new Thread(() -> {
-                        try {
-                            loop(id, turn, history, clock, random, stopAt);
-                        } catch (Throwable e) {
-                            crashes.add(e);
-                        }
-                    }, "family-client-" + c + "-" + t);
+                    Thread thread = new Thread(
+                            () -> {
+                                try {
+                                    loop(id, turn, history, clock, random, stopAt);
+                                } catch (Throwable e) {
+                                    crashes.add(e);
+                                }
+                            },
+                            "family-client-" + c + "-" + t);
                     threads.add(thread);
                     thread.start();
                 }
@@ -322,7 +355,10 @@ class LockFamilyScenariosTest extends ChaosTestBase {
             throws InterruptedException {
         while (System.nanoTime() - stopAt < 0) {
             Target target = turn.next(random);
-            Op.Builder op = Op.builder().client(client).lock(target.lock().name()).kind(target.kind())
+            Op.Builder op = Op.builder()
+                    .client(client)
+                    .lock(target.lock().name())
+                    .kind(target.kind())
                     .resources(target.resources());
             clock.arm();
             op.invokeNanos(System.nanoTime());
@@ -330,18 +366,22 @@ class LockFamilyScenariosTest extends ChaosTestBase {
             try {
                 r = target.lock().attempt(target.pace().budget(), target.pace().lease());
             } catch (RuntimeException e) {
-                history.add(op.completeNanos(System.nanoTime()).outcome(Op.Outcome.UNKNOWN).failure(e.toString())
+                history.add(op.completeNanos(System.nanoTime())
+                        .outcome(Op.Outcome.UNKNOWN)
+                        .failure(e.toString())
                         .build());
                 continue;
             }
             long complete = System.nanoTime();
             // The last round ended at most a return's latency before this: its start, as the library measured it.
-            op.completeNanos(complete).roundNanos(complete - r.lastRound().elapsed().toNanos());
+            op.completeNanos(complete)
+                    .roundNanos(complete - r.lastRound().elapsed().toNanos());
             if (target.kind() == Op.Kind.FAIR) {
                 op.queuedNanos(clock.taken());
             }
             if (!r.acquired()) {
-                history.add(op.outcome(Op.Outcome.FAIL).failure(r.reason().name()).build());
+                history.add(
+                        op.outcome(Op.Outcome.FAIL).failure(r.reason().name()).build());
                 continue;
             }
             Lease lease = r.lease().orElseThrow();
@@ -349,7 +389,8 @@ class LockFamilyScenariosTest extends ChaosTestBase {
             lease.onLost(e -> lostAt.set(System.nanoTime()));
             op.outcome(Op.Outcome.OK).token(lease.token());
             lease.fencingToken().ifPresent(op::fencingToken);
-            LockSupport.parkNanos((long) (random.nextDouble() * target.pace().maxWork().toNanos())); // the work
+            LockSupport.parkNanos(
+                    (long) (random.nextDouble() * target.pace().maxWork().toNanos())); // the work
             op.deadlineNanos(lease.deadlineNanos()).releaseNanos(System.nanoTime());
             lease.release();
             long lost = lostAt.get();
@@ -415,16 +456,23 @@ class LockFamilyScenariosTest extends ChaosTestBase {
         long killAt = duration.toMillis() / 5 + random.nextInt((int) (duration.toMillis() / 4));
         return new Nemesis()
                 .at(Duration.ofMillis(killAt), "kill node " + nodes.get(0), () -> cluster.kill(nodes.get(0)))
-                .at(Duration.ofMillis(killAt + random.nextInt(500)), "kill node " + nodes.get(1),
+                .at(
+                        Duration.ofMillis(killAt + random.nextInt(500)),
+                        "kill node " + nodes.get(1),
                         () -> cluster.kill(nodes.get(1)));
     }
 
     /** Some acquisitions matching {@code which}, begun after the second kill, were granted by the three survivors. */
     private static void assertGrantedAfterTheKills(History history, Predicate<Op> which, String what) {
-        long lastKill = history.events().stream().filter(e -> e.kind().equals("kill"))
-                .mapToLong(NemesisEvent::atNanos).max().orElseThrow();
-        long granted = history.ops().stream().filter(which)
-                .filter(op -> op.outcome() == Op.Outcome.OK && op.invokeNanos() > lastKill).count();
+        long lastKill = history.events().stream()
+                .filter(e -> e.kind().equals("kill"))
+                .mapToLong(NemesisEvent::atNanos)
+                .max()
+                .orElseThrow();
+        long granted = history.ops().stream()
+                .filter(which)
+                .filter(op -> op.outcome() == Op.Outcome.OK && op.invokeNanos() > lastKill)
+                .count();
         assertTrue(granted > 0, what + " are still granted with 3 of 5 masters");
     }
 
@@ -438,7 +486,9 @@ class LockFamilyScenariosTest extends ChaosTestBase {
         Set<String> all = new TreeSet<>();
         history.ops().forEach(op -> all.addAll(op.resourcesHeld()));
         History wide = new History();
-        history.ops().forEach(op -> wide.add(op.toBuilder().kind(Op.Kind.MULTI).resources(all).build()));
+        history.ops()
+                .forEach(op -> wide.add(
+                        op.toBuilder().kind(Op.Kind.MULTI).resources(all).build()));
         return wide;
     }
 }

@@ -34,9 +34,12 @@ class PauseScenariosTest extends ChaosTestBase {
         try (ChaosCluster cluster = ChaosCluster.start(5, new ChaosCluster.Options())) {
             Nemesis nemesis = new Nemesis()
                     .at(Duration.ofMillis(1_000), "SIGSTOP node " + victim, () -> cluster.pause(victim))
-                    .at(Duration.ofMillis(1_000).plus(duration.dividedBy(2)), "SIGCONT node " + victim,
+                    .at(
+                            Duration.ofMillis(1_000).plus(duration.dividedBy(2)),
+                            "SIGCONT node " + victim,
                             () -> cluster.resume(victim));
-            LockWorkload.Settings settings = new LockWorkload.Settings().duration(duration).clients(4);
+            LockWorkload.Settings settings =
+                    new LockWorkload.Settings().duration(duration).clients(4);
             Run run = run("pause-node", cluster, settings, nemesis, seed, List.of());
             assertTrue(run.allValid(), () -> run.results().toString());
             // No round waits for the stalled node longer than the per-node timeout (plus scheduling slack on a
@@ -59,18 +62,26 @@ class PauseScenariosTest extends ChaosTestBase {
             for (long at = 500; at < duration.toMillis() - 500; at += 400 + random.nextInt(400)) {
                 int node = random.nextInt(5);
                 long stall = 150 + random.nextInt(200); // longer than the per-node timeout
-                nemesis.at(Duration.ofMillis(at), "SIGSTOP node " + node + " for " + stall + " ms",
+                nemesis.at(
+                        Duration.ofMillis(at),
+                        "SIGSTOP node " + node + " for " + stall + " ms",
                         () -> cluster.pause(node));
                 nemesis.at(Duration.ofMillis(at + stall), "SIGCONT node " + node, () -> cluster.resume(node));
             }
             int writePaused = random.nextInt(5);
-            nemesis.at(Duration.ofMillis(duration.toMillis() / 2), "CLIENT PAUSE 300 WRITE on node " + writePaused,
+            nemesis.at(
+                    Duration.ofMillis(duration.toMillis() / 2),
+                    "CLIENT PAUSE 300 WRITE on node " + writePaused,
                     () -> cluster.clientPauseWrites(writePaused, Duration.ofMillis(300)));
-            LockWorkload.Settings settings = new LockWorkload.Settings().duration(duration).clients(4);
+            LockWorkload.Settings settings =
+                    new LockWorkload.Settings().duration(duration).clients(4);
             Run run = run("stall-mid-request", cluster, settings, nemesis, seed, List.of());
             assertTrue(run.allValid(), () -> run.results().toString());
             assertEquals(0, run.result().staleReplies(), "a reply was read by the wrong command");
-            assertTrue(run.history().ops().stream().filter(op -> op.outcome() == Op.Outcome.UNKNOWN).count() == 0);
+            assertTrue(run.history().ops().stream()
+                            .filter(op -> op.outcome() == Op.Outcome.UNKNOWN)
+                            .count()
+                    == 0);
             assertNoLeftovers(cluster, settings.leaseTime());
         }
     }
@@ -82,8 +93,10 @@ class PauseScenariosTest extends ChaosTestBase {
         Duration gcPause = Duration.ofMillis(1_000 + new Random(seed).nextInt(500));
         History history = new History();
         try (ChaosCluster cluster = ChaosCluster.start(5, new ChaosCluster.Options());
-                RedlockClient a = RedlockClient.create(LockWorkload.baseConfig(cluster.uris()).build());
-                RedlockClient b = RedlockClient.create(LockWorkload.baseConfig(cluster.uris()).build())) {
+                RedlockClient a = RedlockClient.create(
+                        LockWorkload.baseConfig(cluster.uris()).build());
+                RedlockClient b = RedlockClient.create(
+                        LockWorkload.baseConfig(cluster.uris()).build())) {
             long origin = System.nanoTime();
             String name = "gc-pause";
             Op.Builder first = Op.builder().client(0).lock(name).invokeNanos(System.nanoTime());
@@ -94,8 +107,12 @@ class PauseScenariosTest extends ChaosTestBase {
             CompletableFuture<Op> other = CompletableFuture.supplyAsync(() -> {
                 Op.Builder op = Op.builder().client(1).lock(name).invokeNanos(System.nanoTime());
                 try {
-                    Lease l = b.redLock(name).tryAcquire(Duration.ofSeconds(5), Duration.ofSeconds(5)).orElseThrow();
-                    op.completeNanos(System.nanoTime()).outcome(Op.Outcome.OK).token(l.token())
+                    Lease l = b.redLock(name)
+                            .tryAcquire(Duration.ofSeconds(5), Duration.ofSeconds(5))
+                            .orElseThrow();
+                    op.completeNanos(System.nanoTime())
+                            .outcome(Op.Outcome.OK)
+                            .token(l.token())
                             .deadlineNanos(l.deadlineNanos());
                     l.checkValid();
                     op.actNanos(System.nanoTime()).wrote(true);
@@ -112,14 +129,23 @@ class PauseScenariosTest extends ChaosTestBase {
 
             assertFalse(held.isValid(), "after the pause the lease is already invalid");
             assertThrows(LockLostException.class, held::checkValid, "checkValid stops A before it acts");
-            history.add(first.deadlineNanos(held.deadlineNanos()).releaseNanos(System.nanoTime()).build());
+            history.add(first.deadlineNanos(held.deadlineNanos())
+                    .releaseNanos(System.nanoTime())
+                    .build());
             held.release();
             history.add(other.get(10, TimeUnit.SECONDS));
 
-            Run run = finish("holder-gc-pause", history, null,
-                    List.of(new MutualExclusionChecker(), new LostLeaseChecker()), origin);
+            Run run = finish(
+                    "holder-gc-pause",
+                    history,
+                    null,
+                    List.of(new MutualExclusionChecker(), new LostLeaseChecker()),
+                    origin);
             assertTrue(run.allValid(), () -> run.results().toString());
-            Op a0 = run.history().ops().stream().filter(op -> op.client() == 0).findFirst().orElseThrow();
+            Op a0 = run.history().ops().stream()
+                    .filter(op -> op.client() == 0)
+                    .findFirst()
+                    .orElseThrow();
             assertEquals(Op.NONE, a0.actNanos(), "A never acted");
             assertNoLeftovers(cluster, lease);
         }

@@ -3,7 +3,6 @@ package dev.redlock.chaos;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.redlock.AcquireResult;
 import dev.redlock.Lease;
 import dev.redlock.QuorumSemaphore;
 import dev.redlock.RedlockClient;
@@ -40,7 +39,9 @@ class SemaphoreScenariosTest extends ChaosTestBase {
             cluster.onFault(history::add);
             Nemesis nemesis = new Nemesis()
                     .at(Duration.ofMillis(killAt), "kill node " + nodes.get(0), () -> cluster.kill(nodes.get(0)))
-                    .at(Duration.ofMillis(killAt + random.nextInt(500)), "kill node " + nodes.get(1),
+                    .at(
+                            Duration.ofMillis(killAt + random.nextInt(500)),
+                            "kill node " + nodes.get(1),
                             () -> cluster.kill(nodes.get(1)));
             long origin = System.nanoTime();
             nemesis.start(origin);
@@ -50,19 +51,22 @@ class SemaphoreScenariosTest extends ChaosTestBase {
             long stopAt = origin + duration.toNanos();
             try {
                 for (int c = 0; c < 3; c++) {
-                    RedlockClient client = RedlockClient.create(LockWorkload.baseConfig(cluster.uris()).build());
+                    RedlockClient client = RedlockClient.create(
+                            LockWorkload.baseConfig(cluster.uris()).build());
                     clients.add(client);
                     for (int t = 0; t < 2; t++) {
                         int id = c * 2 + t;
                         Random work = new Random(seed * 31 + id);
                         QuorumSemaphore s = client.semaphore("chaos-semaphore", PERMITS);
-                        Thread thread = new Thread(() -> {
-                            try {
-                                loop(id, s, history, work, stopAt);
-                            } catch (Throwable e) {
-                                crashes.add(e);
-                            }
-                        }, "semaphore-client-" + id);
+                        Thread thread = new Thread(
+                                () -> {
+                                    try {
+                                        loop(id, s, history, work, stopAt);
+                                    } catch (Throwable e) {
+                                        crashes.add(e);
+                                    }
+                                },
+                                "semaphore-client-" + id);
                         threads.add(thread);
                         thread.start();
                     }
@@ -75,15 +79,22 @@ class SemaphoreScenariosTest extends ChaosTestBase {
             }
             nemesis.join(Duration.ofSeconds(60));
             assertEquals(List.of(), crashes);
-            Run run = finish("semaphore-kill-minority", history, new LockWorkload.Result(0, 0, 0, List.of()),
-                    List.of(new PermitChecker(PERMITS)), origin);
+            Run run = finish(
+                    "semaphore-kill-minority",
+                    history,
+                    new LockWorkload.Result(0, 0, 0, List.of()),
+                    List.of(new PermitChecker(PERMITS)),
+                    origin);
             assertTrue(run.allValid(), () -> run.results().toString());
             // The negative control: the same history, judged against one permit fewer, shows the permits were
             // really held together (the checker could have seen an excess).
             CheckResult fewer = new PermitChecker(PERMITS - 1).check(history);
             assertEquals(CheckResult.Validity.INVALID, fewer.validity(), fewer::toString);
-            long afterKill = history.ops().stream().filter(op -> op.outcome() == Op.Outcome.OK
-                    && op.invokeNanos() - origin > Duration.ofMillis(killAt + 600).toNanos()).count();
+            long afterKill = history.ops().stream()
+                    .filter(op -> op.outcome() == Op.Outcome.OK
+                            && op.invokeNanos() - origin
+                                    > Duration.ofMillis(killAt + 600).toNanos())
+                    .count();
             assertTrue(afterKill > 0, "permits are still granted with 3 of 5 masters");
         }
     }
@@ -96,7 +107,9 @@ class SemaphoreScenariosTest extends ChaosTestBase {
             try {
                 permit = s.tryAcquire(Duration.ofMillis(500), Duration.ofSeconds(2));
             } catch (RuntimeException e) {
-                history.add(op.completeNanos(System.nanoTime()).outcome(Op.Outcome.UNKNOWN).failure(e.toString())
+                history.add(op.completeNanos(System.nanoTime())
+                        .outcome(Op.Outcome.UNKNOWN)
+                        .failure(e.toString())
                         .build());
                 continue;
             }

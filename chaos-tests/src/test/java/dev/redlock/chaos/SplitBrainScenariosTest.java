@@ -8,7 +8,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.redlock.AcquireResult;
 import dev.redlock.Lease;
 import dev.redlock.NodeStatus;
-import dev.redlock.QuorumLock;
 import dev.redlock.RedlockClient;
 import dev.redlock.chaos.cluster.ChaosCluster;
 import dev.redlock.chaos.history.CheckResult;
@@ -31,9 +30,18 @@ class SplitBrainScenariosTest extends ChaosTestBase {
     private static final Duration LEASE = Duration.ofSeconds(10);
 
     /** Releases both leases, records both operations, and checks the history. */
-    private static Run releaseAndCheck(String name, ChaosCluster cluster, History history, long origin,
-            Op.Builder first, Lease held, Op.Builder other, Lease second) {
-        history.add(first.deadlineNanos(held.deadlineNanos()).releaseNanos(System.nanoTime()).build());
+    private static Run releaseAndCheck(
+            String name,
+            ChaosCluster cluster,
+            History history,
+            long origin,
+            Op.Builder first,
+            Lease held,
+            Op.Builder other,
+            Lease second) {
+        history.add(first.deadlineNanos(held.deadlineNanos())
+                .releaseNanos(System.nanoTime())
+                .build());
         held.release();
         if (second != null) {
             history.add(other.releaseNanos(System.nanoTime()).build());
@@ -56,16 +64,20 @@ class SplitBrainScenariosTest extends ChaosTestBase {
         Duration ttl = quarantine ? Duration.ofSeconds(3) : LEASE;
         try (ChaosCluster cluster = ChaosCluster.start(5, options);
                 RedlockClient a = RedlockClient.create(LockWorkload.baseConfig(cluster.uris())
-                        .restartQuarantine(quarantine).leaseTime(ttl).build());
+                        .restartQuarantine(quarantine)
+                        .leaseTime(ttl)
+                        .build());
                 RedlockClient b = RedlockClient.create(LockWorkload.baseConfig(cluster.uris())
-                        .restartQuarantine(quarantine).leaseTime(ttl).build())) {
+                        .restartQuarantine(quarantine)
+                        .leaseTime(ttl)
+                        .build())) {
             if (quarantine) {
                 for (RedlockClient c : List.of(a, b)) {
                     await().atMost(ttl.plusSeconds(5)).until(() -> {
                         AcquireResult r = c.redLock("warm-up").attempt(Duration.ZERO, ttl);
                         r.lease().ifPresent(l -> l.release().completion().join());
-                        return r.acquired() && r.lastRound().nodes().stream()
-                                .noneMatch(o -> o.status() == NodeStatus.QUARANTINED);
+                        return r.acquired()
+                                && r.lastRound().nodes().stream().noneMatch(o -> o.status() == NodeStatus.QUARANTINED);
                     });
                 }
             }
@@ -87,14 +99,16 @@ class SplitBrainScenariosTest extends ChaosTestBase {
 
     @Test
     void crashRestartWithoutPersistenceOrQuarantineAllowsASecondHolder() throws Exception {
-        Run run = crashRestart("restart-no-quarantine", new ChaosCluster.Options(), false,
-                seed("restart-no-quarantine"));
+        Run run =
+                crashRestart("restart-no-quarantine", new ChaosCluster.Options(), false, seed("restart-no-quarantine"));
         CheckResult mutex = run.result(MutualExclusionChecker.NAME);
         // The expected outcome of this configuration: the restarted node forgot A's key, so B won nodes
         // {restarted, 3, 4} while A still held a valid lease. Restart quarantine (the default) prevents it; see
         // the next scenario.
         assertFalse(mutex.isValid(), "the checker must catch the double grant: " + mutex);
-        assertTrue(mutex.violations().get(0).contains("overlap"), mutex.violations().get(0));
+        assertTrue(
+                mutex.violations().get(0).contains("overlap"),
+                mutex.violations().get(0));
         System.out.println("[chaos] restart-no-quarantine: double grant detected, as expected with restart "
                 + "quarantine turned off");
     }
@@ -103,24 +117,38 @@ class SplitBrainScenariosTest extends ChaosTestBase {
     void crashRestartWithoutPersistenceIsContainedByQuarantine() throws Exception {
         Run run = crashRestart("restart-quarantine", new ChaosCluster.Options(), true, seed("restart-quarantine"));
         assertTrue(run.allValid(), () -> run.results().toString());
-        assertEquals(Op.Outcome.FAIL, run.history().ops().stream().filter(op -> op.client() == 1)
-                .findFirst().orElseThrow().outcome(), "B must not win while the restarted node is quarantined");
+        assertEquals(
+                Op.Outcome.FAIL,
+                run.history().ops().stream()
+                        .filter(op -> op.client() == 1)
+                        .findFirst()
+                        .orElseThrow()
+                        .outcome(),
+                "B must not win while the restarted node is quarantined");
     }
 
     @Test
     void crashRestartWithAofAlwaysKeepsTheKey() throws Exception {
         Run run = crashRestart("restart-aof", new ChaosCluster.Options().aof(), false, seed("restart-aof"));
         assertTrue(run.allValid(), () -> run.results().toString());
-        assertEquals(Op.Outcome.FAIL, run.history().ops().stream().filter(op -> op.client() == 1)
-                .findFirst().orElseThrow().outcome(), "B must not get the lock");
+        assertEquals(
+                Op.Outcome.FAIL,
+                run.history().ops().stream()
+                        .filter(op -> op.client() == 1)
+                        .findFirst()
+                        .orElseThrow()
+                        .outcome(),
+                "B must not get the lock");
     }
 
     private Run clockJump(String name, List<Integer> holders, int jumped, long seed) throws Exception {
         Random random = new Random(seed);
         History history = new History();
         try (ChaosCluster cluster = ChaosCluster.start(5, new ChaosCluster.Options());
-                RedlockClient a = RedlockClient.create(LockWorkload.baseConfig(cluster.uris()).build());
-                RedlockClient b = RedlockClient.create(LockWorkload.baseConfig(cluster.uris()).build())) {
+                RedlockClient a = RedlockClient.create(
+                        LockWorkload.baseConfig(cluster.uris()).build());
+                RedlockClient b = RedlockClient.create(
+                        LockWorkload.baseConfig(cluster.uris()).build())) {
             cluster.onFault(history::add);
             long origin = System.nanoTime();
             Op.Builder first = Op.builder().client(0).lock(name).invokeNanos(System.nanoTime());
@@ -158,12 +186,14 @@ class SplitBrainScenariosTest extends ChaosTestBase {
             // of their remaining TTL.
             for (long at = 200; at < duration.toMillis(); at += 100) {
                 for (int n : nodes.subList(0, 2)) {
-                    nemesis.at(Duration.ofMillis(at), "fast clock on node " + n,
+                    nemesis.at(
+                            Duration.ofMillis(at),
+                            "fast clock on node " + n,
                             () -> cluster.clockRate(n, "redlock:*", 3.0));
                 }
             }
-            LockWorkload.Settings settings = new LockWorkload.Settings().duration(duration).clients(4)
-                    .maxWork(Duration.ofMillis(20));
+            LockWorkload.Settings settings =
+                    new LockWorkload.Settings().duration(duration).clients(4).maxWork(Duration.ofMillis(20));
             Run run = run("fast-clocks", cluster, settings, nemesis, seed, List.of());
             assertTrue(run.allValid(), () -> run.results().toString());
             assertNoLeftovers(cluster, settings.leaseTime());

@@ -49,7 +49,9 @@ final class AcquireRound {
         submit(round, ref, token, ttlMillis, t1 + perNodeTimeoutNanos);
         round.await(t1 + perNodeTimeoutNanos);
         Attempt a = evaluate(ref, round, token, ttlMillis);
-        if (a.lease != null && ref.fenced() && !(interruptible && Thread.currentThread().isInterrupted())) {
+        if (a.lease != null
+                && ref.fenced()
+                && !(interruptible && Thread.currentThread().isInterrupted())) {
             long candidate = round.maxValueAtDecision() + 1;
             Round fence = engine.fenceRound.start(a.lease, candidate).waitingThread(Thread.currentThread());
             engine.fenceRound.submit(fence, a.lease, candidate);
@@ -66,7 +68,10 @@ final class AcquireRound {
 
     void submit(Round round, LockRef ref, String token, long ttlMillis, long sendBy) {
         String counter = ref.fenced() ? ref.counterKey() : null;
-        engine.fanOut(round, i -> round.op(i, ref.key(), counter, token, ttlMillis, 0, sendBy).shaped(ref, false));
+        engine.fanOut(
+                round,
+                i -> round.op(i, ref.key(), counter, token, ttlMillis, 0, sendBy)
+                        .shaped(ref, false));
     }
 
     /** Turns a decided acquire round into an outcome; a failed round is released on every node. */
@@ -90,25 +95,32 @@ final class AcquireRound {
         } else {
             reason = shortfall(round, outcomes);
         }
-        RoundOutcome outcome = new RoundOutcome(ref.name(), ref.policy(), round.need(), outcomes, granted, elapsed,
-                validity, reason);
+        RoundOutcome outcome =
+                new RoundOutcome(ref.name(), ref.policy(), round.need(), outcomes, granted, elapsed, validity, reason);
         if (!engine.listeners.isEmpty()) {
             LockKind kind = ref.lockKind();
             engine.tell(l -> l.acquireRound(kind, outcome));
         }
         if (reason != FailureReason.NONE) {
             if (reason == FailureReason.FENCING_UNAVAILABLE) {
-                LOG.debug("lock '{}': granted, but no fencing token can be issued safely ({}); released",
-                        ref.name(), round.readsAtDecision());
+                LOG.debug(
+                        "lock '{}': granted, but no fencing token can be issued safely ({}); released",
+                        ref.name(),
+                        round.readsAtDecision());
             }
             engine.release.releaseInBackground(round, ref, token, ttlMillis, t1 + ttlNanos);
             return new Attempt(outcome, null);
         }
-        DefaultLease lease = new DefaultLease(engine, ref, token, ttlMillis, t1, t1 + validity, t1 + ttlNanos, outcome,
-                round);
+        DefaultLease lease =
+                new DefaultLease(engine, ref, token, ttlMillis, t1, t1 + validity, t1 + ttlNanos, outcome, round);
         if (LOG.isDebugEnabled()) {
-            LOG.debug("acquired lock '{}' token {}… {}/{} grants, validity {} ms", ref.name(), Tokens.prefix(token),
-                    granted, round.need(), validity / 1_000_000);
+            LOG.debug(
+                    "acquired lock '{}' token {}… {}/{} grants, validity {} ms",
+                    ref.name(),
+                    Tokens.prefix(token),
+                    granted,
+                    round.need(),
+                    validity / 1_000_000);
         }
         return new Attempt(outcome, lease);
     }

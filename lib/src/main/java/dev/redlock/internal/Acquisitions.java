@@ -55,16 +55,17 @@ final class Acquisitions {
      * @param autoExtend whether the watchdog keeps the lease until it is released
      * @throws InterruptedException if interruptible and the thread was interrupted before or between rounds
      */
-    public AcquireResult acquire(LockRef lock, long ttlMillis, long waitNanos, boolean interruptible,
-            boolean autoExtend) throws InterruptedException {
+    public AcquireResult acquire(
+            LockRef lock, long ttlMillis, long waitNanos, boolean interruptible, boolean autoExtend)
+            throws InterruptedException {
         long t0 = ticker.nanoTime();
         AcquireResult result = acquireRounds(lock, ttlMillis, waitNanos, interruptible, autoExtend);
         acquisitionEnded(lock, result, t0);
         return result;
     }
 
-    AcquireResult acquireRounds(LockRef lock, long ttlMillis, long waitNanos, boolean interruptible,
-            boolean autoExtend) throws InterruptedException {
+    AcquireResult acquireRounds(LockRef lock, long ttlMillis, long waitNanos, boolean interruptible, boolean autoExtend)
+            throws InterruptedException {
         LockRef ref = begin(lock);
         boolean forever = waitNanos == QuorumEngine.FOREVER;
         long deadline = ticker.nanoTime() + (forever ? 0 : waitNanos);
@@ -80,8 +81,13 @@ final class Acquisitions {
             } else if (waitRoom != null && waitNanos > 0 && waitRoom.hasWaiters(ref.key())) {
                 // Others of this client already wait for this lock: queue behind them rather than overtake them.
                 waiter = waitRoom.joinAsThread(ref.key(), ref.kind() == LockRef.Kind.READ);
-                interrupted = sleep(ref, waiter, Math.min(queuedDelay(waiter, 1), forever ? Long.MAX_VALUE
-                        : Math.max(0, deadline - ticker.nanoTime())), interruptible);
+                interrupted = sleep(
+                        ref,
+                        waiter,
+                        Math.min(
+                                queuedDelay(waiter, 1),
+                                forever ? Long.MAX_VALUE : Math.max(0, deadline - ticker.nanoTime())),
+                        interruptible);
             }
             for (int rounds = 1; ; rounds++) {
                 if (interruptible && Thread.interrupted()) {
@@ -139,8 +145,7 @@ final class Acquisitions {
      * @return whether an interrupt came that is to be kept (not interruptible)
      * @throws InterruptedException if interruptible and interrupted
      */
-    boolean sleep(LockRef ref, WaitRoom.Waiter waiter, long delay, boolean interruptible)
-            throws InterruptedException {
+    boolean sleep(LockRef ref, WaitRoom.Waiter waiter, long delay, boolean interruptible) throws InterruptedException {
         boolean interrupted = false;
         long wakeAt = System.nanoTime() + delay;
         for (long left = delay; left > 0; left = wakeAt - System.nanoTime()) {
@@ -176,8 +181,8 @@ final class Acquisitions {
      * budget, nor past the moment the refusing holders' keys expire (reported with the refusal): a holder that
      * crashed frees the lock then, and the waiter is there.
      */
-    long delayAfter(LockRef ref, RoundOutcome failed, WaitRoom.Waiter waiter, int rounds, boolean forever,
-            long remaining) {
+    long delayAfter(
+            LockRef ref, RoundOutcome failed, WaitRoom.Waiter waiter, int rounds, boolean forever, long remaining) {
         long delay = queuedDelay(waiter, rounds);
         if (ref.queues()) {
             // A queued waiter's place lasts a window past each attempt: it comes back well within it.
@@ -203,8 +208,8 @@ final class Acquisitions {
         }
         java.time.Instant now = config.wallClock().instant();
         long micros = now.getEpochSecond() * 1_000_000L + now.getNano() / 1_000;
-        LockRef begun = ref.begin(Tokens.next(random),
-                lastOrder.accumulateAndGet(micros, (last, t) -> Math.max(last + 1, t)));
+        LockRef begun =
+                ref.begin(Tokens.next(random), lastOrder.accumulateAndGet(micros, (last, t) -> Math.max(last + 1, t)));
         if (begun.queues()) {
             queued.add(begun);
         }
@@ -247,7 +252,9 @@ final class Acquisitions {
         long now = ticker.nanoTime();
         Round round = new Round(NodeOp.Kind.RELEASE, names, nodes.size(), now, ticker);
         // No lease token: only the place goes (the key holds a round's token, never this one).
-        engine.fanOut(round, i -> round.op(i, ref.key(), "-", 1, now + perNodeTimeoutNanos).shaped(ref, true));
+        engine.fanOut(
+                round,
+                i -> round.op(i, ref.key(), "-", 1, now + perNodeTimeoutNanos).shaped(ref, true));
     }
 
     void acquisitionEnded(LockRef ref, AcquireResult result, long t0) {
@@ -275,18 +282,27 @@ final class Acquisitions {
             }
         } else if (reason == FailureReason.VALIDITY_EXHAUSTED) {
             // A quorum granted but the round was too slow for the TTL: not contention, and worth knowing.
-            LOG.warn("lock '{}': a quorum granted but the round took {} us, leaving validity {} ms; released",
-                    outcome.lockName(), outcome.elapsed().toNanos() / 1_000, outcome.validity().toMillis());
+            LOG.warn(
+                    "lock '{}': a quorum granted but the round took {} us, leaving validity {} ms; released",
+                    outcome.lockName(),
+                    outcome.elapsed().toNanos() / 1_000,
+                    outcome.validity().toMillis());
         } else {
-            LOG.warn("lock '{}': not enough nodes reachable ({} of {} unavailable, {} required): {}",
-                    outcome.lockName(), outcome.unavailable(), outcome.nodes().size(), outcome.required(),
+            LOG.warn(
+                    "lock '{}': not enough nodes reachable ({} of {} unavailable, {} required): {}",
+                    outcome.lockName(),
+                    outcome.unavailable(),
+                    outcome.nodes().size(),
+                    outcome.required(),
                     outcome.nodes());
         }
     }
 
     /** The delay before acquire round {@code attempt + 1}: the retry delay, spread by the jitter factor. */
     long nextDelayNanos(int attempt) {
-        return engine.jittered(TimeUnit.MILLISECONDS.toNanos(config.retryDelay().toMillis()),
+        return Tokens.jittered(
+                engine.random,
+                TimeUnit.MILLISECONDS.toNanos(config.retryDelay().toMillis()),
                 Math.min(config.retryJitter(), 0.999));
     }
 
@@ -295,8 +311,8 @@ final class Acquisitions {
      * completes on the async executor. Cancelling the future stops further rounds, and a lease won after
      * cancellation is released.
      */
-    public CompletableFuture<AcquireResult> acquireAsync(LockRef ref, long ttlMillis, long waitNanos,
-            boolean autoExtend) {
+    public CompletableFuture<AcquireResult> acquireAsync(
+            LockRef ref, long ttlMillis, long waitNanos, boolean autoExtend) {
         engine.quarantine.observeTtl(ttlMillis);
         AsyncAcquisition a = new AsyncAcquisition(engine, begin(ref), ttlMillis, waitNanos, autoExtend);
         if (!engine.listeners.isEmpty()) {
@@ -305,13 +321,15 @@ final class Acquisitions {
         }
         if (waitRoom != null && waitNanos > 0 && a.ref.queues()) {
             // As in acquire: in this client's queue from the start, in the order acquisitions began; first round now.
-            a.waiter = waitRoom.joinAsyncAt(ref.key(), a::signalled, a.ref.shape().order());
+            a.waiter =
+                    waitRoom.joinAsyncAt(ref.key(), a::signalled, a.ref.shape().order());
             a.startRound();
         } else if (waitRoom != null && waitNanos > 0 && waitRoom.hasWaiters(ref.key())) {
             // Others of this client already wait for this lock: queue behind them rather than overtake them.
             a.waiter = waitRoom.joinAsync(ref.key(), a::signalled, ref.kind() == LockRef.Kind.READ);
-            a.sleepThenRound(Math.min(queuedDelay(a.waiter, 1), a.forever ? Long.MAX_VALUE
-                    : Math.max(0, a.deadline - ticker.nanoTime())));
+            a.sleepThenRound(Math.min(
+                    queuedDelay(a.waiter, 1),
+                    a.forever ? Long.MAX_VALUE : Math.max(0, a.deadline - ticker.nanoTime())));
         } else {
             a.startRound();
         }

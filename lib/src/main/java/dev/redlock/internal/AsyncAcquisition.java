@@ -22,6 +22,7 @@ final class AsyncAcquisition implements Round.Listener {
     final CompletableFuture<AcquireResult> future = new CompletableFuture<>();
     /** Set just before this acquisition completes its own future; any other completion stops it. */
     final java.util.concurrent.atomic.AtomicBoolean delivering = new java.util.concurrent.atomic.AtomicBoolean();
+
     volatile boolean stopped;
     int rounds;
     String token;
@@ -31,6 +32,7 @@ final class AsyncAcquisition implements Round.Listener {
     volatile ScheduledFuture<?> sleep;
     /** While round 2 of a fenced acquisition runs: the won round, and the candidate token. */
     Attempt fencing;
+
     long candidate;
     /** In the key's wait queue once a round was refused by a holder; null before, or without notifications. */
     volatile WaitRoom.Waiter waiter;
@@ -132,8 +134,8 @@ final class AsyncAcquisition implements Round.Listener {
                 fencing = a;
                 candidate = round.maxValueAtDecision() + 1;
                 Round fence = engine.fenceRound.start(a.lease, candidate).listener(this);
-                timer = engine.schedule(fence::expire,
-                        engine.fenceRound.deadline(fence, a.lease) - engine.ticker.nanoTime());
+                timer = engine.schedule(
+                        fence::expire, engine.fenceRound.deadline(fence, a.lease) - engine.ticker.nanoTime());
                 engine.fenceRound.submit(fence, a.lease, candidate);
                 return;
             }
@@ -173,8 +175,10 @@ final class AsyncAcquisition implements Round.Listener {
             }
         }
         WaitRoom.Waiter w = waiter;
-        sleepThenRound(w != null && engine.waitRoom.signalled(w) ? 0
-                : engine.acquisitions.delayAfter(ref, a.outcome, w, rounds, forever, remaining));
+        sleepThenRound(
+                w != null && engine.waitRoom.signalled(w)
+                        ? 0
+                        : engine.acquisitions.delayAfter(ref, a.outcome, w, rounds, forever, remaining));
     }
 
     /** Starts the next round after {@code delay}, or as soon as a release is signalled. */
@@ -199,14 +203,14 @@ final class AsyncAcquisition implements Round.Listener {
     }
 
     void failClosed() {
-        engine.completeAsync(() -> {
+        engine.asyncExecutor.execute(() -> {
             delivering.set(true);
             future.completeExceptionally(QuorumEngine.closedException());
         });
     }
 
     void deliver(AcquireResult result) {
-        engine.completeAsync(() -> {
+        engine.asyncExecutor.execute(() -> {
             delivering.set(true);
             if (!future.complete(result) && result.acquired()) {
                 // The caller cancelled while the winning round was in flight: give the lock back.

@@ -37,11 +37,13 @@ public final class DefaultLease implements Lease {
     private final RoundOutcome acquisition;
     /** The winning acquire round: its nodes' late answers tell a release where the acquire's outcome is unknown. */
     private final Round acquireRound;
+
     private volatile boolean autoExtended;
     private volatile long fencingToken = -1;
 
     /** Set by the watchdog when it stops at the maximum hold time; the expiry that follows is reported as such. */
     private volatile boolean holdCapReached;
+
     private volatile long ttlMillis;
     private volatile long deadlineNanos;
     private volatile long keyExpiryNanos;
@@ -56,14 +58,24 @@ public final class DefaultLease implements Lease {
     private int failedExtensions;
     /** Extension rounds are numbered as they start; the newest confirmed one set the deadline. */
     private long extensionSeq;
+
     private long lastConfirmedSeq;
     /** Deadline caps from extensions newer than the last confirmed one that failed but may have been applied. */
     private final java.util.TreeMap<Long, Long> unconfirmedCaps = new java.util.TreeMap<>();
+
     private LockLostException lossCause;
     private final List<Consumer<? super LockLostException>> listeners = new ArrayList<>(1);
 
-    DefaultLease(QuorumEngine engine, LockRef ref, String token, long ttlMillis, long startNanos, long deadlineNanos,
-            long keyExpiryNanos, RoundOutcome acquisition, Round acquireRound) {
+    DefaultLease(
+            QuorumEngine engine,
+            LockRef ref,
+            String token,
+            long ttlMillis,
+            long startNanos,
+            long deadlineNanos,
+            long keyExpiryNanos,
+            RoundOutcome acquisition,
+            Round acquireRound) {
         this.engine = engine;
         this.ref = ref;
         this.token = token;
@@ -185,7 +197,7 @@ public final class DefaultLease implements Lease {
     public CompletableFuture<RoundOutcome> extendAsync(Duration leaseTime) {
         long ttl = engine.checkLeaseTime(leaseTime);
         CompletableFuture<RoundOutcome> result = new CompletableFuture<>();
-        engine.extend.extendAsync(this, ttl, outcome -> engine.completeAsync(() -> result.complete(outcome)));
+        engine.extend.extendAsync(this, ttl, outcome -> engine.asyncExecutor.execute(() -> result.complete(outcome)));
         return result;
     }
 
@@ -200,8 +212,8 @@ public final class DefaultLease implements Lease {
      * never exceeds the cap of a newer round that failed but may have been applied. Returns false if the lease was
      * lost or released meanwhile: then nothing changes.
      */
-    synchronized boolean extended(long seq, long roundStart, long newDeadline, long newTtlMillis,
-            RoundOutcome outcome) {
+    synchronized boolean extended(
+            long seq, long roundStart, long newDeadline, long newTtlMillis, RoundOutcome outcome) {
         if (state.get() != HELD) {
             return false;
         }
@@ -283,13 +295,15 @@ public final class DefaultLease implements Lease {
         if (deadlineTimer != null) {
             deadlineTimer.cancel(false);
         }
-        deadlineTimer = engine.schedule(this::checkDeadline, deadlineNanos - engine.ticker().nanoTime());
+        deadlineTimer = engine.schedule(
+                this::checkDeadline, deadlineNanos - engine.ticker().nanoTime());
     }
 
     private void checkDeadline() {
         if (state.get() == HELD && deadlineNanos - engine.ticker().nanoTime() <= 0) {
-            lose(holdCapReached ? LockLostException.Reason.MAX_HOLD_TIME
-                    : LockLostException.Reason.EXPIRED, lastExtension());
+            lose(
+                    holdCapReached ? LockLostException.Reason.MAX_HOLD_TIME : LockLostException.Reason.EXPIRED,
+                    lastExtension());
         } else if (state.get() == HELD) {
             synchronized (this) {
                 armDeadlineTimer(); // fired early (the deadline moved, or the timer's clock ran ahead)
@@ -315,7 +329,11 @@ public final class DefaultLease implements Lease {
         }
         engine.watchdog.forget(this);
         engine.leases.ended(this, cause);
-        LOG.warn("lease lost: lock '{}' token {}… {}{}", ref.name(), Tokens.prefix(token), reason,
+        LOG.warn(
+                "lease lost: lock '{}' token {}… {}{}",
+                ref.name(),
+                Tokens.prefix(token),
+                reason,
                 lastRound == null ? "" : ", last extension: " + lastRound.nodes());
         for (Consumer<? super LockLostException> l : toTell) {
             tell(l, cause);
@@ -323,7 +341,7 @@ public final class DefaultLease implements Lease {
     }
 
     private void tell(Consumer<? super LockLostException> listener, LockLostException cause) {
-        engine.completeAsync(() -> {
+        engine.asyncExecutor.execute(() -> {
             try {
                 listener.accept(cause);
             } catch (RuntimeException e) {
@@ -360,8 +378,9 @@ public final class DefaultLease implements Lease {
         }
         if (state.get() == HELD) {
             // Past the deadline before any timer noticed: this is the moment the holder learns of it.
-            lose(holdCapReached ? LockLostException.Reason.MAX_HOLD_TIME
-                    : LockLostException.Reason.EXPIRED, lastExtension());
+            lose(
+                    holdCapReached ? LockLostException.Reason.MAX_HOLD_TIME : LockLostException.Reason.EXPIRED,
+                    lastExtension());
         }
         synchronized (this) {
             if (lossCause != null) {

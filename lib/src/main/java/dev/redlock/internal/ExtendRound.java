@@ -93,8 +93,10 @@ final class ExtendRound {
 
     /** Extension {@code seq} of the lease on every node; a node ignores it once a newer one ran there. */
     void submitExtend(Round round, DefaultLease lease, long ttlMillis, long seq, long sendBy) {
-        engine.fanOut(round, i -> round.op(i, lease.key(), null, lease.token(), ttlMillis, seq, sendBy)
-                .shaped(lease.ref(), false));
+        engine.fanOut(
+                round,
+                i -> round.op(i, lease.key(), null, lease.token(), ttlMillis, seq, sendBy)
+                        .shaped(lease.ref(), false));
     }
 
     /** The outcome of an extension that was not attempted because the lease was no longer valid. */
@@ -102,8 +104,15 @@ final class ExtendRound {
         if (lease.isHeld() && oldDeadline - t1 <= 0) {
             lease.lose(dev.redlock.LockLostException.Reason.EXPIRED, lease.lastExtension());
         }
-        return new RoundOutcome(lease.lockName(), lease.policy(), lease.policy().required(nodes.size()), List.of(), 0,
-                0, oldDeadline - t1, FailureReason.LEASE_EXPIRED);
+        return new RoundOutcome(
+                lease.lockName(),
+                lease.policy(),
+                lease.policy().required(nodes.size()),
+                List.of(),
+                0,
+                0,
+                oldDeadline - t1,
+                FailureReason.LEASE_EXPIRED);
     }
 
     /**
@@ -112,8 +121,7 @@ final class ExtendRound {
      * answering later never moves the deadline. A round that failed may still have been applied on any node it was
      * sent to, so a failed extension to a shorter lease cuts the deadline to what those nodes may now have.
      */
-    RoundOutcome evaluateExtend(DefaultLease lease, Round round, long ttlMillis, long oldDeadline,
-            long seq) {
+    RoundOutcome evaluateExtend(DefaultLease lease, Round round, long ttlMillis, long oldDeadline, long seq) {
         long t1 = round.startNanos();
         long decidedAt = round.decidedAtNanos();
         long ttlNanos = TimeUnit.MILLISECONDS.toNanos(ttlMillis);
@@ -136,19 +144,31 @@ final class ExtendRound {
             // Nodes failed or timed out; a later round may still reach them before the deadline.
             reason = FailureReason.NOT_ENOUGH_NODES;
         }
-        RoundOutcome outcome = new RoundOutcome(lease.lockName(), lease.policy(), round.need(), outcomes, granted,
-                decidedAt - t1, validity, reason);
+        RoundOutcome outcome = new RoundOutcome(
+                lease.lockName(), lease.policy(), round.need(), outcomes, granted, decidedAt - t1, validity, reason);
         if (reason != FailureReason.NONE) {
             lease.extensionUnconfirmed(seq, t1, ttlMillis, config.driftNanos(ttlNanos));
         }
         if (reason == FailureReason.NONE) {
             if (!lease.extended(seq, t1, t1 + validity, ttlMillis, outcome)) {
                 // Lost or released while the round ran: report it as such, never as an extension.
-                return new RoundOutcome(lease.lockName(), lease.policy(), round.need(), outcomes, granted,
-                        decidedAt - t1, validity, FailureReason.LEASE_EXPIRED);
+                return new RoundOutcome(
+                        lease.lockName(),
+                        lease.policy(),
+                        round.need(),
+                        outcomes,
+                        granted,
+                        decidedAt - t1,
+                        validity,
+                        FailureReason.LEASE_EXPIRED);
             }
-            LOG.debug("extended lock '{}' token {}… by {} ms: {}/{} grants", lease.lockName(),
-                    Tokens.prefix(lease.token()), ttlMillis, granted, round.need());
+            LOG.debug(
+                    "extended lock '{}' token {}… by {} ms: {}/{} grants",
+                    lease.lockName(),
+                    Tokens.prefix(lease.token()),
+                    ttlMillis,
+                    granted,
+                    round.need());
         } else if (gone > round.size() - round.need()) {
             // Too many nodes no longer hold our token: no later extension can bring the lease back.
             lease.lose(dev.redlock.LockLostException.Reason.OWNERSHIP_LOST, outcome);

@@ -42,8 +42,8 @@ final class FenceRound {
 
     void submit(Round round, DefaultLease lease, long candidate) {
         long sendBy = deadline(round, lease);
-        engine.fanOut(round, i -> round.op(i, lease.key(), lease.ref().counterKey(), lease.token(), 0, candidate,
-                sendBy));
+        engine.fanOut(
+                round, i -> round.op(i, lease.key(), lease.ref().counterKey(), lease.token(), 0, candidate, sendBy));
     }
 
     long deadline(Round round, DefaultLease lease) {
@@ -58,15 +58,27 @@ final class FenceRound {
         if (confirmed >= round.need() && inTime) {
             lease.fencingToken(candidate);
             if (LOG.isDebugEnabled()) {
-                LOG.debug("lock '{}' token {}… fenced with {} by {}/{} nodes", lease.lockName(),
-                        Tokens.prefix(lease.token()), candidate, confirmed, round.need());
+                LOG.debug(
+                        "lock '{}' token {}… fenced with {} by {}/{} nodes",
+                        lease.lockName(),
+                        Tokens.prefix(lease.token()),
+                        candidate,
+                        confirmed,
+                        round.need());
             }
             return acquired;
         }
         List<NodeOutcome> outcomes = round.outcomesAtDecision();
         FailureReason reason = !inTime ? FailureReason.VALIDITY_EXHAUSTED : AcquireRound.shortfall(round, outcomes);
-        RoundOutcome outcome = new RoundOutcome(lease.lockName(), lease.policy(), round.need(), outcomes, confirmed,
-                decidedAt - round.startNanos(), lease.deadlineNanos() - decidedAt, reason);
+        RoundOutcome outcome = new RoundOutcome(
+                lease.lockName(),
+                lease.policy(),
+                round.need(),
+                outcomes,
+                confirmed,
+                decidedAt - round.startNanos(),
+                lease.deadlineNanos() - decidedAt,
+                reason);
         // Not fenced: the grant is worthless to a caller who asked for a token. Give it back everywhere.
         Background.watch(lease.releaseAsync(), "giving back a lease that could not be fenced");
         return new Attempt(outcome, null);

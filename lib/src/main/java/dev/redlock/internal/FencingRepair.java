@@ -7,9 +7,9 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
@@ -83,14 +83,18 @@ final class FencingRepair implements AutoCloseable {
 
     /** Asks for a pass in the background: a fenced read saw a node whose counters are not intact. */
     void request() {
-        if (markerKey == null || closed || config.ticker().nanoTime() - notBefore < 0
+        if (markerKey == null
+                || closed
+                || config.ticker().nanoTime() - notBefore < 0
                 || !running.compareAndSet(false, true)) {
             return;
         }
         try {
             // A fencing round that a target confirmed before it lost its data may still be landing on the sources:
             // every such round decides within one per-node timeout of its start, so wait two before reading them.
-            transport.runAfter(TimeUnit.MILLISECONDS.toNanos(2 * Math.max(1, config.perNodeTimeout().toMillis())),
+            transport.runAfter(
+                    TimeUnit.MILLISECONDS.toNanos(
+                            2 * Math.max(1, config.perNodeTimeout().toMillis())),
                     this::pass);
         } catch (RejectedExecutionException e) {
             running.set(false);
@@ -149,8 +153,11 @@ final class FencingRepair implements AutoCloseable {
                 sources.add(i);
             }
         } else {
-            LOG.debug("repair: {} intact node(s) and {} of {} reachable: no source covers every token yet",
-                    intactNodes.size(), reachable, n);
+            LOG.debug(
+                    "repair: {} intact node(s) and {} of {} reachable: no source covers every token yet",
+                    intactNodes.size(),
+                    reachable,
+                    n);
             return false;
         }
         int copied = copy(nodes, sources, targets, ids);
@@ -190,8 +197,8 @@ final class FencingRepair implements AutoCloseable {
         for (int s : sources) {
             String cursor = ScanParams.SCAN_POINTER_START;
             do {
-                ScanResult<String> page = nodes.get(s).scan(cursor, new ScanParams().match(pattern)
-                        .count(SCAN_COUNT), "hash");
+                ScanResult<String> page = nodes.get(s)
+                        .scan(cursor, new ScanParams().match(pattern).count(SCAN_COUNT), "hash");
                 for (String key : page.getResult()) {
                     if (done.containsKey(key)) {
                         continue;
@@ -205,7 +212,10 @@ final class FencingRepair implements AutoCloseable {
                     }
                     done.put(key, max);
                     for (int t : targets) {
-                        script(nodes.get(t), LuaScript.REPAIR, List.of(key, markerKey),
+                        script(
+                                nodes.get(t),
+                                LuaScript.REPAIR,
+                                List.of(key, markerKey),
                                 List.of(Long.toString(max), ids[t]));
                     }
                 }
@@ -303,7 +313,8 @@ final class FencingRepair implements AutoCloseable {
                     continue;
                 }
                 try {
-                    Jedis j = new Jedis(new HostAndPort(spec.host(), spec.port()),
+                    Jedis j = new Jedis(
+                            new HostAndPort(spec.host(), spec.port()),
                             spec.jedisConfig(config.connectTimeout(), socket));
                     opened.add(j);
                     nodes.add(j);

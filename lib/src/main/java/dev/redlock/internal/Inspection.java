@@ -26,8 +26,7 @@ public final class Inspection {
     }
 
     /** What one node said of a lock key: its outcome (TAKEN with the TTL, or ALREADY_EXPIRED), and who holds it. */
-    public record NodeView(NodeOutcome outcome, String holderPrefix) {
-    }
+    public record NodeView(NodeOutcome outcome, String holderPrefix) {}
 
     /**
      * Reads a lock key on every node in parallel, waiting at most one per-node timeout; nodes that did not answer by

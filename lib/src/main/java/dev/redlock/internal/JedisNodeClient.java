@@ -65,9 +65,11 @@ public final class JedisNodeClient implements NodeClient {
     private Quarantine.Connection ownIdent;
     /** This client's number for {@link #connection} (0: none yet), and the last number given out. */
     private long connectionId;
+
     private long connections;
     /** No reconnect before this time ({@link System#nanoTime()}): a dead node must not cost a connect per batch. */
     private long reconnectNotBefore = System.nanoTime();
+
     private long reconnectDelayNanos;
     private final long maxReconnectDelayNanos;
     private final List<NodeOp> batch = new ArrayList<>();
@@ -76,19 +78,22 @@ public final class JedisNodeClient implements NodeClient {
         this.spec = spec;
         this.guard = new NodeGuard(spec.name(), config, quarantine);
         this.ticker = config.ticker();
-        int timeoutMs = (int) Math.min(Integer.MAX_VALUE, config.perNodeTimeout().toMillis());
+        int timeoutMs =
+                (int) Math.min(Integer.MAX_VALUE, config.perNodeTimeout().toMillis());
         // The socket timeout is the per-node timeout: a read that outlasts it drops the connection.
-        this.clientConfig = spec.client() != null ? null
-                : spec.jedisConfig(config.connectTimeout(), config.perNodeTimeout());
-        this.maxReconnectDelayNanos = Math.min(MAX_RECONNECT_DELAY_NANOS, config.circuitOpenDuration().toNanos());
+        this.clientConfig =
+                spec.client() != null ? null : spec.jedisConfig(config.connectTimeout(), config.perNodeTimeout());
+        this.maxReconnectDelayNanos =
+                Math.min(MAX_RECONNECT_DELAY_NANOS, config.circuitOpenDuration().toNanos());
         this.closeGraceNanos = Math.max(4 * config.perNodeTimeout().toNanos(), TimeUnit.MILLISECONDS.toNanos(200));
-        this.joinMillis = TimeUnit.NANOSECONDS.toMillis(closeGraceNanos) + config.connectTimeout().toMillis()
-                + 2L * timeoutMs + 1_000;
+        this.joinMillis = TimeUnit.NANOSECONDS.toMillis(closeGraceNanos)
+                + config.connectTimeout().toMillis()
+                + 2L * timeoutMs
+                + 1_000;
         this.thread = new Thread(this::run, threadName);
         this.thread.setDaemon(true);
         guard.maintenance(this::submit);
     }
-
 
     /** Starts the I/O thread, which connects at once so the first round does not pay for the handshake. */
     public void start() {
@@ -216,12 +221,18 @@ public final class JedisNodeClient implements NodeClient {
         for (int i = 0; i < ops.size(); i++) {
             NodeOp op = ops.get(i);
             if (overdue || (closing && op.kind != NodeOp.Kind.RELEASE)) {
-                finish(op, NodeStatus.ERROR, new QuietException.NotSent("not sent: the Redlock client closed before "
-                        + "this " + op.kind + " could be sent to " + spec.name()));
+                finish(
+                        op,
+                        NodeStatus.ERROR,
+                        new QuietException.NotSent("not sent: the Redlock client closed before " + "this " + op.kind
+                                + " could be sent to " + spec.name()));
             } else if (now - op.sendByNanos > 0) {
                 // The caller stopped waiting (or the key expired anyway): a late acquire must not be sent at all.
-                finish(op, NodeStatus.TIMEOUT, new QuietException.NotSent("not sent: " + op.kind + " to "
-                        + spec.name() + " was still queued at its deadline"));
+                finish(
+                        op,
+                        NodeStatus.TIMEOUT,
+                        new QuietException.NotSent(
+                                "not sent: " + op.kind + " to " + spec.name() + " was still queued at its deadline"));
             } else {
                 ops.set(kept++, op);
             }
@@ -243,7 +254,9 @@ public final class JedisNodeClient implements NodeClient {
                 conn.runId = guard.identity().runId; // the likely server, for encoding; checked against INFO below
                 info = p.sendCommand(infoCommand());
                 if (guard.quarantine().trustPersistent()) {
-                    fsync = p.sendCommand(new CommandArguments(Protocol.Command.CONFIG).add("GET").add("appendfsync"));
+                    fsync = p.sendCommand(new CommandArguments(Protocol.Command.CONFIG)
+                            .add("GET")
+                            .add("appendfsync"));
                 }
             }
             long sentAt = ticker.nanoTime();
@@ -386,7 +399,9 @@ public final class JedisNodeClient implements NodeClient {
             always = false;
             try {
                 Object cfg = fsync.get();
-                always = cfg instanceof List && ((List<?>) cfg).size() == 2 && ((List<?>) cfg).get(1) instanceof byte[]
+                always = cfg instanceof List
+                        && ((List<?>) cfg).size() == 2
+                        && ((List<?>) cfg).get(1) instanceof byte[]
                         && "always".equals(new String((byte[]) ((List<?>) cfg).get(1), StandardCharsets.UTF_8));
             } catch (JedisDataException e) {
                 q.persistenceRefused(guard.identity(), e.getMessage());
@@ -412,8 +427,8 @@ public final class JedisNodeClient implements NodeClient {
             } catch (RuntimeException e) {
                 // Back off exponentially, 10 ms doubling up to 500 ms (or the breaker's open time, if shorter);
                 // a success resets it.
-                reconnectDelayNanos = Math.min(Math.max(2 * reconnectDelayNanos, MIN_RECONNECT_DELAY_NANOS),
-                        maxReconnectDelayNanos);
+                reconnectDelayNanos =
+                        Math.min(Math.max(2 * reconnectDelayNanos, MIN_RECONNECT_DELAY_NANOS), maxReconnectDelayNanos);
                 reconnectNotBefore = System.nanoTime() + reconnectDelayNanos;
                 throw e;
             }
@@ -435,11 +450,14 @@ public final class JedisNodeClient implements NodeClient {
         Pipeline p = pipeline;
         List<Response<Object>> loads = new ArrayList<>();
         for (LuaScript script : LuaScript.ALL) {
-            loads.add(p.sendCommand(new CommandArguments(Protocol.Command.SCRIPT).add("LOAD").add(script.source())));
+            loads.add(p.sendCommand(
+                    new CommandArguments(Protocol.Command.SCRIPT).add("LOAD").add(script.source())));
         }
         Response<Object> info = p.sendCommand(infoCommand());
         Response<Object> fsync = guard.quarantine().trustPersistent()
-                ? p.sendCommand(new CommandArguments(Protocol.Command.CONFIG).add("GET").add("appendfsync")) : null;
+                ? p.sendCommand(
+                        new CommandArguments(Protocol.Command.CONFIG).add("GET").add("appendfsync"))
+                : null;
         p.sync();
         for (Response<Object> load : loads) {
             try {
@@ -476,7 +494,6 @@ public final class JedisNodeClient implements NodeClient {
             LOG.debug("node {}: error while returning a pipeline to the user's client", spec.name(), e);
         }
     }
-
 
     private static boolean isTimeout(Throwable e) {
         for (Throwable t = e; t != null; t = t.getCause()) {
@@ -515,8 +532,10 @@ public final class JedisNodeClient implements NodeClient {
             Thread.currentThread().interrupt();
         }
         if (thread.isAlive()) {
-            LOG.warn("node {}: I/O thread did not stop within {} ms; it is blocked in a call to the node",
-                    spec.name(), joinMillis);
+            LOG.warn(
+                    "node {}: I/O thread did not stop within {} ms; it is blocked in a call to the node",
+                    spec.name(),
+                    joinMillis);
             thread.interrupt();
         }
     }

@@ -37,8 +37,8 @@ public record LockRef(String name, String key, QuorumPolicy policy, boolean fenc
      * @param writerToken {@link Kind#READ}: the token of the write lease the acquiring thread holds, which lets its
      *     reader in; "-" if none
      */
-    public record Shape(Kind kind, List<String> resources, long windowMillis, String waiter, long order,
-            String writerToken) {
+    public record Shape(
+            Kind kind, List<String> resources, long windowMillis, String waiter, long order, String writerToken) {
 
         /** A plain lock's shape. */
         public static final Shape PLAIN = new Shape(Kind.PLAIN, List.of(), 0, "-", 0, "-");
@@ -63,8 +63,18 @@ public record LockRef(String name, String key, QuorumPolicy policy, boolean fenc
 
     /** A read-write lock's reader or writer; {@code windowMillis} > 0 makes waiting writers keep new readers out. */
     public static LockRef readWrite(String name, String key, QuorumPolicy policy, boolean writer, long windowMillis) {
-        return new LockRef(name, key, policy, false, new Shape(writer ? Kind.WRITE : Kind.READ, List.of(),
-                writer ? windowMillis : 0, writer ? "" : "-", 0, "-"));
+        return new LockRef(
+                name,
+                key,
+                policy,
+                false,
+                new Shape(
+                        writer ? Kind.WRITE : Kind.READ,
+                        List.of(),
+                        writer ? windowMillis : 0,
+                        writer ? "" : "-",
+                        0,
+                        "-"));
     }
 
     /** A fair lock whose waiters keep their place for {@code windowMillis} between attempts. */
@@ -117,14 +127,28 @@ public record LockRef(String name, String key, QuorumPolicy policy, boolean fenc
         if (shape.kind() != Kind.FAIR && shape.kind() != Kind.WRITE) {
             return this;
         }
-        return new LockRef(name, key, policy, fenced, new Shape(shape.kind(), shape.resources(), shape.windowMillis(),
-                waiter, shape.kind() == Kind.FAIR ? orderMicros : 0, shape.writerToken()));
+        return new LockRef(
+                name,
+                key,
+                policy,
+                fenced,
+                new Shape(
+                        shape.kind(),
+                        shape.resources(),
+                        shape.windowMillis(),
+                        waiter,
+                        shape.kind() == Kind.FAIR ? orderMicros : 0,
+                        shape.writerToken()));
     }
 
     /** A reader that the write lease {@code token} (held by the same thread) lets in. */
     public LockRef withWriterToken(String token) {
-        return new LockRef(name, key, policy, fenced, new Shape(shape.kind(), shape.resources(), shape.windowMillis(),
-                shape.waiter(), shape.order(), token));
+        return new LockRef(
+                name,
+                key,
+                policy,
+                fenced,
+                new Shape(shape.kind(), shape.resources(), shape.windowMillis(), shape.waiter(), shape.order(), token));
     }
 
     /** The kind's keys on a node, for an acquire (see {@code acquire.lua}). */
@@ -246,7 +270,8 @@ public record LockRef(String name, String key, QuorumPolicy policy, boolean fenc
                 bytes += 2;
             } else if (!Character.isSurrogate(c)) {
                 bytes += 3;
-            } else if (Character.isHighSurrogate(c) && i + 1 < text.length()
+            } else if (Character.isHighSurrogate(c)
+                    && i + 1 < text.length()
                     && Character.isLowSurrogate(text.charAt(i + 1))) {
                 bytes += 4;
                 i++;
@@ -286,7 +311,9 @@ public record LockRef(String name, String key, QuorumPolicy policy, boolean fenc
             case FAIR:
                 return dev.redlock.LockKind.FAIR;
             default:
-                return policy() == dev.redlock.QuorumPolicy.ALL ? dev.redlock.LockKind.MULTILOCK : dev.redlock.LockKind.REDLOCK;
+                return policy() == dev.redlock.QuorumPolicy.ALL
+                        ? dev.redlock.LockKind.MULTILOCK
+                        : dev.redlock.LockKind.REDLOCK;
         }
     }
 }

@@ -34,8 +34,8 @@ public final class LuaScript {
     /** Deletes a lock key still held by the holder an inspection saw (a forced unlock), and tells its waiters. */
     public static final LuaScript FORCE = load("force.lua");
     /** Every script the lock path sends, in the order a new connection loads them. */
-    public static final java.util.List<LuaScript> ALL = java.util.List.of(ACQUIRE, RELEASE, EXTEND, FENCE, MARKER,
-            INSPECT, FORCE);
+    public static final java.util.List<LuaScript> ALL =
+            java.util.List.of(ACQUIRE, RELEASE, EXTEND, FENCE, MARKER, INSPECT, FORCE);
 
     private final String name;
     private final String source;

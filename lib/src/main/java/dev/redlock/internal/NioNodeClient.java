@@ -8,10 +8,10 @@ import io.github.resilience4j.core.IntervalFunction;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.StandardSocketOptions;
-import java.time.Duration;
 import java.nio.ByteBuffer;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.SocketChannel;
+import java.time.Duration;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -44,8 +44,10 @@ final class NioNodeClient implements NodeClient, NioLoop.Handler {
     static final int MAX_QUEUED = 10_000;
     /** The write staging buffer: dozens of commands per write under load; a larger command goes out in pieces. */
     static final int OUT_BYTES = 8 * 1024;
+
     private static final String CLOSED = "the Redlock client is closed";
-    private static final java.util.concurrent.atomic.AtomicLong CONNECTIONS = new java.util.concurrent.atomic.AtomicLong();
+    private static final java.util.concurrent.atomic.AtomicLong CONNECTIONS =
+            new java.util.concurrent.atomic.AtomicLong();
 
     /**
      * A handshake command queued ahead of the first op: AUTH and SELECT must succeed; SCRIPT LOAD may be refused
@@ -88,16 +90,19 @@ final class NioNodeClient implements NodeClient, NioLoop.Handler {
     private static final class Conn {
         /** This client's number for the connection, so a release knows whether it follows its acquire on it. */
         final long id = CONNECTIONS.incrementAndGet();
+
         final SocketChannel channel;
         final ConcurrentLinkedQueue<Object> awaiting = new ConcurrentLinkedQueue<>();
         final long startedNanos = System.nanoTime();
         /** What INFO said about the server behind this connection. */
         final Quarantine.Connection ident = new Quarantine.Connection();
+
         volatile boolean open;
         /** Every handshake reply has been read: the server's identity is known (or known to be unreadable). */
         volatile boolean ready;
         /** Handshake replies still to come (loop thread only). */
         int handshakeLeft;
+
         volatile boolean broken;
         /** The socket would not take more bytes: writers leave the rest to the loop, which waits for OP_WRITE. */
         volatile boolean writeBlocked;
@@ -105,6 +110,7 @@ final class NioNodeClient implements NodeClient, NioLoop.Handler {
         final AtomicBoolean writeInterest = new AtomicBoolean();
         /** The unwritten rest of a command larger than {@link #out} (flush-flag holder only). */
         ByteBuffer big;
+
         SelectionKey key;
         ByteBuffer in = ByteBuffer.allocate(16 * 1024);
         // Owned by whichever thread holds the flush flag.
@@ -125,6 +131,7 @@ final class NioNodeClient implements NodeClient, NioLoop.Handler {
     private final long identityCheckNanos;
     /** The INFO text of a probe whose CONFIG GET reply is still to come (loop thread only). */
     private String probedInfo;
+
     private volatile boolean probeInFlight;
     private final long timeoutNanos;
     private final long connectTimeoutNanos;
@@ -135,14 +142,17 @@ final class NioNodeClient implements NodeClient, NioLoop.Handler {
     /** Ops to send again after NOSCRIPT, ahead of everything queued after them (issue order per node). */
     private final java.util.concurrent.ConcurrentLinkedDeque<NodeOp> resend =
             new java.util.concurrent.ConcurrentLinkedDeque<>();
+
     private final AtomicBoolean flushing = new AtomicBoolean();
     private final AtomicBoolean connecting = new AtomicBoolean();
     private final AtomicInteger inFlight = new AtomicInteger();
     /** Ops in the outbox and the resend queue, bounded by {@link #MAX_QUEUED}. */
     private final AtomicInteger queued = new AtomicInteger();
+
     private final IntervalFunction reconnectBackoff;
     /** Failures since the last reply (loop thread mostly; a stale read only shifts one delay). */
     private final java.util.concurrent.atomic.AtomicInteger failures = new java.util.concurrent.atomic.AtomicInteger();
+
     private volatile Conn conn;
     private volatile long reconnectNotBefore = System.nanoTime();
     private volatile boolean closing;
@@ -158,15 +168,20 @@ final class NioNodeClient implements NodeClient, NioLoop.Handler {
         this.ticker = config.ticker();
         this.timeoutNanos = config.perNodeTimeout().toNanos();
         this.connectTimeoutNanos = config.connectTimeout().toNanos();
-        this.reconnectBackoff = IntervalFunction.ofExponentialRandomBackoff(Duration.ofMillis(10), 2.0, 0.5,
-                Duration.ofMillis(Math.max(10, Math.min(MAX_RECONNECT_DELAY_MILLIS,
-                        config.circuitOpenDuration().toMillis()))));
+        this.reconnectBackoff = IntervalFunction.ofExponentialRandomBackoff(
+                Duration.ofMillis(10),
+                2.0,
+                0.5,
+                Duration.ofMillis(Math.max(
+                        10,
+                        Math.min(
+                                MAX_RECONNECT_DELAY_MILLIS,
+                                config.circuitOpenDuration().toMillis()))));
         this.closeGraceNanos = Math.max(4 * timeoutNanos, TimeUnit.MILLISECONDS.toNanos(200));
         this.limits = Resp.Limits.DEFAULT.withMaxBulkBytes(config.maxReplyBytes());
         guard.maintenance(this::submit);
         loop.add(this);
     }
-
 
     @Override
     public void crashed(Throwable t) {
@@ -207,16 +222,22 @@ final class NioNodeClient implements NodeClient, NioLoop.Handler {
         Conn c = conn;
         if ((c == null || c.broken) && System.nanoTime() - reconnectNotBefore < 0) {
             // A dead node must cost neither a connect attempt nor a timeout per round.
-            Throwable cause = new QuietException.NotConnected("not connected to " + spec.name()
-                    + "; next reconnect attempt in " + TimeUnit.NANOSECONDS.toMillis(reconnectNotBefore
-                    - System.nanoTime()) + " ms", guard.lastFailure());
+            Throwable cause = new QuietException.NotConnected(
+                    "not connected to " + spec.name()
+                            + "; next reconnect attempt in "
+                            + TimeUnit.NANOSECONDS.toMillis(reconnectNotBefore - System.nanoTime()) + " ms",
+                    guard.lastFailure());
             guard.settle(op, NodeStatus.ERROR, cause);
             return;
         }
         if (queued.get() >= MAX_QUEUED && op.kind != NodeOp.Kind.RELEASE) {
             // The node does not take what it is sent: fail fast here rather than grow without bound.
-            guard.settle(op, NodeStatus.ERROR, new QuietException.NotConnected("not sent: " + spec.name()
-                    + " is not reading its commands (" + MAX_QUEUED + " queued)", guard.lastFailure()));
+            guard.settle(
+                    op,
+                    NodeStatus.ERROR,
+                    new QuietException.NotConnected(
+                            "not sent: " + spec.name() + " is not reading its commands (" + MAX_QUEUED + " queued)",
+                            guard.lastFailure()));
             return;
         }
         inFlight.incrementAndGet();
@@ -274,8 +295,11 @@ final class NioNodeClient implements NodeClient, NioLoop.Handler {
                     if (now - op.sendByNanos > 0) {
                         from.poll();
                         queued.decrementAndGet();
-                        finish(op, NodeStatus.TIMEOUT, new QuietException.NotSent("not sent: " + op.kind + " to "
-                                + spec.name() + " was still queued at its deadline"));
+                        finish(
+                                op,
+                                NodeStatus.TIMEOUT,
+                                new QuietException.NotSent("not sent: " + op.kind + " to " + spec.name()
+                                        + " was still queued at its deadline"));
                         continue;
                     }
                     guard.prepare(op, c.ident);
@@ -343,8 +367,8 @@ final class NioNodeClient implements NodeClient, NioLoop.Handler {
         }
         if (System.nanoTime() - reconnectNotBefore < 0) {
             connecting.set(false);
-            failOutbox(new QuietException.NotConnected("not connected to " + spec.name()
-                    + " (reconnect back-off)", guard.lastFailure()));
+            failOutbox(new QuietException.NotConnected(
+                    "not connected to " + spec.name() + " (reconnect back-off)", guard.lastFailure()));
             return;
         }
         loop.execute(this::connect);
@@ -387,16 +411,27 @@ final class NioNodeClient implements NodeClient, NioLoop.Handler {
         java.io.ByteArrayOutputStream hello = new java.io.ByteArrayOutputStream(8192);
         long now = ticker.nanoTime();
         if (spec.password() != null) {
-            handshake(c, hello, new Handshake("AUTH", true, now), spec.user() == null
-                    ? Resp.encode("AUTH", spec.password()) : Resp.encode("AUTH", spec.user(), spec.password()));
+            handshake(
+                    c,
+                    hello,
+                    new Handshake("AUTH", true, now),
+                    spec.user() == null
+                            ? Resp.encode("AUTH", spec.password())
+                            : Resp.encode("AUTH", spec.user(), spec.password()));
         }
         if (spec.database() != 0) {
-            handshake(c, hello, new Handshake("SELECT", true, now), Resp.encode("SELECT",
-                    Integer.toString(spec.database())));
+            handshake(
+                    c,
+                    hello,
+                    new Handshake("SELECT", true, now),
+                    Resp.encode("SELECT", Integer.toString(spec.database())));
         }
         // Load every script, so a restarted node answers the first op instead of NOSCRIPT.
         for (LuaScript script : LuaScript.ALL) {
-            handshake(c, hello, new Handshake("SCRIPT LOAD " + script.name(), false, now),
+            handshake(
+                    c,
+                    hello,
+                    new Handshake("SCRIPT LOAD " + script.name(), false, now),
                     Resp.encode("SCRIPT", "LOAD", script.source()));
         }
         // Learn who the server is before any op is written on this connection: ops name its run_id, and votes are
@@ -454,7 +489,8 @@ final class NioNodeClient implements NodeClient, NioLoop.Handler {
      * read resets it. So a dead or hostile node costs neither a connect per round nor a busy reconnect loop.
      */
     private void backOff() {
-        reconnectNotBefore = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(reconnectBackoff.apply(failures.incrementAndGet()));
+        reconnectNotBefore =
+                System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(reconnectBackoff.apply(failures.incrementAndGet()));
     }
 
     // ------------------------------------------------------------------------------------------------ loop side
@@ -623,8 +659,8 @@ final class NioNodeClient implements NodeClient, NioLoop.Handler {
             boolean always = false;
             if (reply instanceof java.util.List && ((java.util.List<?>) reply).size() == 2) {
                 Object v = ((java.util.List<?>) reply).get(1);
-                always = v instanceof byte[] && "always".equals(new String((byte[]) v,
-                        java.nio.charset.StandardCharsets.UTF_8));
+                always = v instanceof byte[]
+                        && "always".equals(new String((byte[]) v, java.nio.charset.StandardCharsets.UTF_8));
             } else {
                 // Refused (or unreadable): persistence unknown counts as none, so restarts stay quarantined.
                 quarantine.persistenceRefused(identity, String.valueOf(reply));
@@ -672,7 +708,10 @@ final class NioNodeClient implements NodeClient, NioLoop.Handler {
     @Override
     public void sweep(long now) {
         Conn probed = conn;
-        if (probed != null && probed.ready && !probed.broken && !probeInFlight
+        if (probed != null
+                && probed.ready
+                && !probed.broken
+                && !probeInFlight
                 && now - identity.checkedAtNanos > identityCheckNanos) {
             probe(probed);
         }
@@ -697,8 +736,11 @@ final class NioNodeClient implements NodeClient, NioLoop.Handler {
                 }
                 if (isStalled(c)) {
                     // The node stopped answering: drop the connection rather than queue behind it.
-                    fail(c, NodeStatus.TIMEOUT, new QuietException.NodeTimeout("no reply from " + spec.name()
-                            + " for twice the per-node timeout; connection dropped"));
+                    fail(
+                            c,
+                            NodeStatus.TIMEOUT,
+                            new QuietException.NodeTimeout("no reply from " + spec.name()
+                                    + " for twice the per-node timeout; connection dropped"));
                 }
             }
         }
@@ -707,8 +749,11 @@ final class NioNodeClient implements NodeClient, NioLoop.Handler {
             outbox.removeIf(op -> {
                 if (t - op.sendByNanos > 0) {
                     queued.decrementAndGet();
-                    finish(op, NodeStatus.TIMEOUT, new QuietException.NotSent("not sent: " + op.kind + " to "
-                            + spec.name() + " was still waiting for a connection at its deadline"));
+                    finish(
+                            op,
+                            NodeStatus.TIMEOUT,
+                            new QuietException.NotSent("not sent: " + op.kind + " to " + spec.name()
+                                    + " was still waiting for a connection at its deadline"));
                     return true;
                 }
                 return false;

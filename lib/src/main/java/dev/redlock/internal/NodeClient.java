@@ -16,8 +16,7 @@ public interface NodeClient extends AutoCloseable {
     void submit(NodeOp op);
 
     /** Stops taking acquires and extensions without waiting; queued releases still go out. */
-    default void initiateClose() {
-    }
+    default void initiateClose() {}
 
     /** Sends what is still queued (bounded by each op's send-by time), then closes the connection. */
     @Override

@@ -26,26 +26,29 @@ final class NodeGuard {
     private volatile boolean healthy = true;
     private volatile Throwable lastFailure;
     /** Where marker maintenance goes: the node's own submit. */
-    private volatile java.util.function.Consumer<NodeOp> maintenance = op -> { };
+    private volatile java.util.function.Consumer<NodeOp> maintenance = op -> {};
 
     NodeGuard(String name, RedlockConfig config, Quarantine quarantine) {
         this.name = name;
         this.ticker = config.ticker();
         this.quarantine = quarantine;
         this.identity = quarantine.identity(name);
-        this.breaker = CircuitBreaker.of(name, CircuitBreakerConfig.custom()
-                .slidingWindowType(CircuitBreakerConfig.SlidingWindowType.COUNT_BASED)
-                .slidingWindowSize(10)
-                .minimumNumberOfCalls(5)
-                .failureRateThreshold(50)
-                .waitDurationInOpenState(config.circuitOpenDuration())
-                .permittedNumberOfCallsInHalfOpenState(2)
-                // Automatic transition would start a timer thread per breaker; the next call probes instead.
-                .automaticTransitionFromOpenToHalfOpenEnabled(false)
-                .writableStackTraceEnabled(false)
-                // The open state ends by the client's ticker, as every other decision does (not the wall clock).
-                .clock(new TickerClock(ticker))
-                .build());
+        this.breaker = CircuitBreaker.of(
+                name,
+                CircuitBreakerConfig.custom()
+                        .slidingWindowType(CircuitBreakerConfig.SlidingWindowType.COUNT_BASED)
+                        .slidingWindowSize(10)
+                        .minimumNumberOfCalls(5)
+                        .failureRateThreshold(50)
+                        .waitDurationInOpenState(config.circuitOpenDuration())
+                        .permittedNumberOfCallsInHalfOpenState(2)
+                        // Automatic transition would start a timer thread per breaker; the next call probes instead.
+                        .automaticTransitionFromOpenToHalfOpenEnabled(false)
+                        .writableStackTraceEnabled(false)
+                        // The open state ends by the client's ticker, as every other decision does (not the wall
+                        // clock).
+                        .clock(new TickerClock(ticker))
+                        .build());
     }
 
     /** A {@link java.time.Clock} that reads the client's monotonic ticker; its instants only measure durations. */
@@ -99,8 +102,6 @@ final class NodeGuard {
         op.encodedRunId = run == null ? "" : run;
     }
 
-
-
     Quarantine.Identity identity() {
         return identity;
     }
@@ -127,8 +128,12 @@ final class NodeGuard {
         }
         Throwable last = lastFailure;
         op.neverSent = true;
-        op.complete(NodeStatus.CIRCUIT_OPEN, new QuietException.CircuitOpen("circuit breaker of " + name
-                + " is open after repeated failures" + (last == null ? "" : "; last: " + last), last));
+        op.complete(
+                NodeStatus.CIRCUIT_OPEN,
+                new QuietException.CircuitOpen(
+                        "circuit breaker of " + name + " is open after repeated failures"
+                                + (last == null ? "" : "; last: " + last),
+                        last));
         return false;
     }
 
@@ -163,18 +168,22 @@ final class NodeGuard {
                 breaker.onSuccess(took, TimeUnit.NANOSECONDS);
             }
         }
-        if (op.sentOn == 0 && (error instanceof QuietException.NotSent || error instanceof QuietException.NotConnected)) {
+        if (op.sentOn == 0
+                && (error instanceof QuietException.NotSent || error instanceof QuietException.NotConnected)) {
             op.neverSent = true; // dropped before it was written: it runs nowhere
         }
         if (op.isAcquire() && (status == NodeStatus.GRANTED || status == NodeStatus.TAKEN)) {
             String why = quarantine.judge(identity, op, conn, maintenance);
             if (why != null && status == NodeStatus.GRANTED) {
                 status = NodeStatus.QUARANTINED;
-                error = new QuietException.Quarantined("node " + name + " granted, but its vote does not count: " + why);
+                error = new QuietException.Quarantined(
+                        "node " + name + " granted, but its vote does not count: " + why);
             }
         }
-        if ((status == NodeStatus.ERROR || status == NodeStatus.TIMEOUT) && error != null
-                && !(error instanceof QuietException.NotSent) && !(error instanceof QuietException.NotConnected)
+        if ((status == NodeStatus.ERROR || status == NodeStatus.TIMEOUT)
+                && error != null
+                && !(error instanceof QuietException.NotSent)
+                && !(error instanceof QuietException.NotConnected)
                 && !(error instanceof QuietException.CircuitOpen)) {
             // What the node said (NOPERM, READONLY, OOM...) or why it did not answer: the cause an open breaker
             // reports later, when nothing is sent to the node any more.

@@ -44,6 +44,7 @@ public final class NodeOp {
     final long candidate;
     /** Ticker time after which sending is useless (the round gave up, or the key has expired anyway). */
     final long sendByNanos;
+
     private final Round round;
     private final int index;
     /** {@link Kind#MARKER} only: the script's ARGV (action, expected id, run_id, new id). */
@@ -88,20 +89,30 @@ public final class NodeOp {
     boolean intact;
     /** The node's marker, when the reply carried it (it differed from what the client named); null otherwise. */
     String replyMarkerId;
+
     String replyMarkerRun;
     long replyMarkerAgeMillis;
 
     // Set by the node client and its guard.
     /** Set by the node when a circuit-breaker permission was taken for this op, so it is returned exactly once. */
     boolean permitted;
+
     long sentAtNanos;
     /** Set after a NOSCRIPT reply: the next send uses EVAL with the script's source. */
     boolean evalFallback;
     /** Whether the acquire's counter read counts in a fencing read: answered, and the node's identity trusted. */
     boolean readTrusted;
 
-    NodeOp(Kind kind, String key, String token, long ttlMillis, long sendByNanos, Round round, int index,
-            String counterKey, long candidate) {
+    NodeOp(
+            Kind kind,
+            String key,
+            String token,
+            long ttlMillis,
+            long sendByNanos,
+            Round round,
+            int index,
+            String counterKey,
+            long candidate) {
         this.kind = kind;
         this.key = key;
         this.token = token;
@@ -232,7 +243,8 @@ public final class NodeOp {
                 }
                 String ttl = Long.toString(ttlMillis);
                 String spec = ref == null ? (fenced ? "1" : "0") : ref.acquireSpec(fenced);
-                String[] argv = watched ? new String[] {token, ttl, spec, knownMarkerId, encodedRunId}
+                String[] argv = watched
+                        ? new String[] {token, ttl, spec, knownMarkerId, encodedRunId}
                         : new String[] {token, ttl, spec};
                 return script(LuaScript.ACQUIRE, keys, argv);
             }
@@ -240,8 +252,9 @@ public final class NodeOp {
                 String spec = ref == null ? null : ref.releaseSpec(leaving);
                 if (spec == null) {
                     return tombstone
-                            ? script(LuaScript.RELEASE, new String[] {key, tombstoneKey()},
-                                    new String[] {token, Long.toString(Math.max(1, ttlMillis))})
+                            ? script(LuaScript.RELEASE, new String[] {key, tombstoneKey()}, new String[] {
+                                token, Long.toString(Math.max(1, ttlMillis))
+                            })
                             : script(LuaScript.RELEASE, new String[] {key}, new String[] {token});
                 }
                 List<String> own = ref.releaseKeys(leaving);
@@ -253,16 +266,18 @@ public final class NodeOp {
                 if (tombstone) {
                     keys[keys.length - 1] = tombstoneKey();
                 }
-                return script(LuaScript.RELEASE, keys,
-                        new String[] {token, tombstone ? Long.toString(Math.max(1, ttlMillis)) : "0", spec});
+                return script(LuaScript.RELEASE, keys, new String[] {
+                    token, tombstone ? Long.toString(Math.max(1, ttlMillis)) : "0", spec
+                });
             }
             case EXTEND: {
                 // The candidate field carries the extension round's number within the lease.
                 String seq = Long.toString(candidate);
                 String spec = ref == null ? null : ref.extendSpec();
                 if (spec == null) {
-                    return script(LuaScript.EXTEND, new String[] {key, key + ":x"},
-                            new String[] {token, Long.toString(ttlMillis), seq});
+                    return script(LuaScript.EXTEND, new String[] {key, key + ":x"}, new String[] {
+                        token, Long.toString(ttlMillis), seq
+                    });
                 }
                 List<String> own = ref.extendKeys();
                 String[] keys = new String[2 + own.size()];
@@ -274,8 +289,10 @@ public final class NodeOp {
                 return script(LuaScript.EXTEND, keys, new String[] {token, Long.toString(ttlMillis), seq, spec});
             }
             case FENCE:
-                return script(LuaScript.FENCE, watched ? new String[] {key, counterKey, markerKey}
-                        : new String[] {key, counterKey}, new String[] {token, Long.toString(candidate)});
+                return script(
+                        LuaScript.FENCE,
+                        watched ? new String[] {key, counterKey, markerKey} : new String[] {key, counterKey},
+                        new String[] {token, Long.toString(candidate)});
             case MARKER:
                 return script(LuaScript.MARKER, new String[] {markerKey}, markerArgs);
             case INSPECT:
@@ -349,7 +366,9 @@ public final class NodeOp {
         }
         long code = reply instanceof Long ? (Long) reply : Long.MIN_VALUE;
         if (kind == Kind.FORCE_RELEASE && (code == 0 || code == 1 || code == -1)) {
-            return code == 1 ? NodeStatus.RELEASED : code == 0 ? NodeStatus.ALREADY_EXPIRED : NodeStatus.OWNED_BY_ANOTHER;
+            return code == 1
+                    ? NodeStatus.RELEASED
+                    : code == 0 ? NodeStatus.ALREADY_EXPIRED : NodeStatus.OWNED_BY_ANOTHER;
         }
         if (kind == Kind.MARKER && (code == 0 || code == 1)) {
             return NodeStatus.GRANTED;
@@ -397,8 +416,7 @@ public final class NodeOp {
     }
 
     private static String describe(Object reply) {
-        String s = reply instanceof byte[] ? new String((byte[]) reply, StandardCharsets.UTF_8)
-                : String.valueOf(reply);
+        String s = reply instanceof byte[] ? new String((byte[]) reply, StandardCharsets.UTF_8) : String.valueOf(reply);
         return s.length() > 80 ? s.substring(0, 80) + "…" : s;
     }
 }

@@ -27,7 +27,14 @@ public final class NodeSpec {
     private final boolean ssl;
     private final UnifiedJedis client;
 
-    private NodeSpec(String name, String host, int port, String user, String password, int database, boolean ssl,
+    private NodeSpec(
+            String name,
+            String host,
+            int port,
+            String user,
+            String password,
+            int database,
+            boolean ssl,
             UnifiedJedis client) {
         this.name = name;
         this.host = host;
@@ -62,8 +69,8 @@ public final class NodeSpec {
         int at = s.lastIndexOf('@');
         int sep = s.indexOf("://");
         if (sep < 0 || (at >= 0 && sep > at)) {
-            throw malformed(field, "no scheme: it must start with redis:// or rediss:// (allowed schemes: redis, "
-                    + "rediss)");
+            throw malformed(
+                    field, "no scheme: it must start with redis:// or rediss:// (allowed schemes: redis, " + "rediss)");
         }
         String scheme = s.substring(0, sep).toLowerCase(Locale.ROOT);
         if (!scheme.equals("redis") && !scheme.equals("rediss")) {
@@ -116,8 +123,10 @@ public final class NodeSpec {
         } else {
             int colon = authority.indexOf(':');
             if (colon >= 0 && authority.indexOf(':', colon + 1) >= 0) {
-                throw malformed(field, "more than one ':' in the host and port; an IPv6 address goes in brackets, "
-                        + "as in redis://[::1]:6379, and the port must be a number in [1, 65535]");
+                throw malformed(
+                        field,
+                        "more than one ':' in the host and port; an IPv6 address goes in brackets, "
+                                + "as in redis://[::1]:6379, and the port must be a number in [1, 65535]");
             }
             host = colon < 0 ? authority : authority.substring(0, colon);
             portText = colon < 0 ? null : authority.substring(colon + 1);
@@ -127,8 +136,10 @@ public final class NodeSpec {
             for (int i = 0; i < host.length(); i++) {
                 char c = host.charAt(i);
                 if (!(c < 0x80 && (Character.isLetterOrDigit(c) || c == '-' || c == '.' || c == '_'))) {
-                    throw malformed(field, "host '" + host + "' has a character not allowed in a host name "
-                            + "(allowed: ASCII letters, digits, '-', '.', '_'; an IPv6 address goes in brackets)");
+                    throw malformed(
+                            field,
+                            "host '" + host + "' has a character not allowed in a host name "
+                                    + "(allowed: ASCII letters, digits, '-', '.', '_'; an IPv6 address goes in brackets)");
                 }
             }
         }
@@ -160,13 +171,15 @@ public final class NodeSpec {
         for (int i = 0; i < info.length() && why == null; i++) {
             char c = info.charAt(i);
             if (Character.isSurrogate(c)) {
-                boolean paired = Character.isHighSurrogate(c) && i + 1 < info.length()
+                boolean paired = Character.isHighSurrogate(c)
+                        && i + 1 < info.length()
                         && Character.isLowSurrogate(info.charAt(i + 1));
                 if (!paired) {
                     why = "it is not valid Unicode (an unpaired surrogate)";
                 }
                 i++;
-            } else if (c >= 0x80 ? Character.isISOControl(c) || Character.isSpaceChar(c)
+            } else if (c >= 0x80
+                    ? Character.isISOControl(c) || Character.isSpaceChar(c)
                     : !(Character.isLetterOrDigit(c) || "-._~!$&'()*+,;=:%".indexOf(c) >= 0)) {
                 why = "it has a character that must be percent-encoded (such as '@' as %40, '/' as %2F, '?' as %3F, "
                         + "'#' as %23, ' ' as %20, '%' as %25)";
@@ -193,8 +206,10 @@ public final class NodeSpec {
                 int hi = i + 2 < s.length() ? hex(s.charAt(i + 1)) : -1;
                 int lo = hi < 0 ? -1 : hex(s.charAt(i + 2));
                 if (lo < 0) {
-                    throw malformed(field, "the user info before '@' (not shown) is malformed: a '%' is not "
-                            + "followed by two hex digits; write a literal '%' as %25");
+                    throw malformed(
+                            field,
+                            "the user info before '@' (not shown) is malformed: a '%' is not "
+                                    + "followed by two hex digits; write a literal '%' as %25");
                 }
                 bytes.write(hi << 4 | lo);
                 i += 3;
@@ -205,12 +220,16 @@ public final class NodeSpec {
             }
         }
         try {
-            return StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
-                    .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(bytes.toByteArray()))
+            return StandardCharsets.UTF_8
+                    .newDecoder()
+                    .onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT)
+                    .decode(ByteBuffer.wrap(bytes.toByteArray()))
                     .toString();
         } catch (CharacterCodingException e) {
-            throw malformed(field, "the user info before '@' (not shown) is malformed: its percent-escapes are not "
-                    + "valid UTF-8");
+            throw malformed(
+                    field,
+                    "the user info before '@' (not shown) is malformed: its percent-escapes are not " + "valid UTF-8");
         }
     }
 
@@ -232,8 +251,10 @@ public final class NodeSpec {
                 && address.chars().allMatch(c -> c == ':' || c == '.' || hex((char) c) >= 0)
                 && (zone < 0 || literal.substring(zone + 1).matches("[A-Za-z0-9._~%-]+"));
         if (!ok) {
-            throw malformed(field, "'" + bracketed + "' is not an IPv6 address (hex digits, ':' and '.' in "
-                    + "brackets, as in redis://[::1]:6379)");
+            throw malformed(
+                    field,
+                    "'" + bracketed + "' is not an IPv6 address (hex digits, ':' and '.' in "
+                            + "brackets, as in redis://[::1]:6379)");
         }
     }
 
@@ -243,8 +264,13 @@ public final class NodeSpec {
         // like a port.
         boolean show = hasUserInfo || (digits && text.length() <= 5);
         if (!digits) {
-            throw malformed(field, "port " + (show ? "'" + text + "' is not a number" : "is not a number (not "
-                    + "shown: with no '@' in the URI it may be a password)") + "; it must be in [1, 65535]");
+            throw malformed(
+                    field,
+                    "port "
+                            + (show
+                                    ? "'" + text + "' is not a number"
+                                    : "is not a number (not " + "shown: with no '@' in the URI it may be a password)")
+                            + "; it must be in [1, 65535]");
         }
         long port = text.length() > 6 ? Long.MAX_VALUE : Long.parseLong(text);
         if (port < 1 || port > 65535) {
@@ -261,8 +287,10 @@ public final class NodeSpec {
         boolean digits = text.chars().allMatch(c -> c >= '0' && c <= '9');
         long db = !digits ? -1 : text.length() > 10 ? Long.MAX_VALUE : Long.parseLong(text);
         if (db < 0 || db > Integer.MAX_VALUE) {
-            throw malformed(field, "database '" + text + "' must be a number >= 0 (at most " + Integer.MAX_VALUE
-                    + "), as in redis://host:6379/2");
+            throw malformed(
+                    field,
+                    "database '" + text + "' must be a number >= 0 (at most " + Integer.MAX_VALUE
+                            + "), as in redis://host:6379/2");
         }
         return (int) db;
     }
@@ -273,8 +301,8 @@ public final class NodeSpec {
      * (which would log a warning on every connect to Redis below 6).
      */
     @SuppressWarnings("deprecation") // ssl(boolean): the JDK's default TLS socket factory, as rediss:// URIs expect
-    public redis.clients.jedis.DefaultJedisClientConfig jedisConfig(java.time.Duration connectTimeout,
-            java.time.Duration socketTimeout) {
+    public redis.clients.jedis.DefaultJedisClientConfig jedisConfig(
+            java.time.Duration connectTimeout, java.time.Duration socketTimeout) {
         return redis.clients.jedis.DefaultJedisClientConfig.builder()
                 .connectionTimeoutMillis((int) Math.min(Integer.MAX_VALUE, connectTimeout.toMillis()))
                 .socketTimeoutMillis((int) Math.min(Integer.MAX_VALUE, socketTimeout.toMillis()))

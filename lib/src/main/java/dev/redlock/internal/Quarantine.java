@@ -116,6 +116,7 @@ public final class Quarantine {
         volatile String markerId;
         /** When the marker's incarnation started, on the ticker (or when this client saw it change). */
         volatile long markerBornNanos = Long.MIN_VALUE;
+
         volatile long checkedAtNanos = System.nanoTime();
 
         Identity(String node, boolean optional) {
@@ -154,9 +155,17 @@ public final class Quarantine {
             if (!lostNothing) {
                 id.runChangedAtNanos = now;
             }
-            LOG.warn("node {}: a different server process answers now (run_id {} -> {}){}", id.node, prefix(before),
-                    prefix(runId), !enabled ? "" : lostNothing ? "; it persists every write, so nothing was lost"
-                            : "; its votes do not count for " + TimeUnit.NANOSECONDS.toMillis(windowNanos()) + " ms");
+            LOG.warn(
+                    "node {}: a different server process answers now (run_id {} -> {}){}",
+                    id.node,
+                    prefix(before),
+                    prefix(runId),
+                    !enabled
+                            ? ""
+                            : lostNothing
+                                    ? "; it persists every write, so nothing was lost"
+                                    : "; its votes do not count for " + TimeUnit.NANOSECONDS.toMillis(windowNanos())
+                                            + " ms");
         }
         if (uptime != null) {
             try {
@@ -178,10 +187,14 @@ public final class Quarantine {
     void identityRefused(Identity id, String why) {
         id.checkedAtNanos = System.nanoTime(); // asked: the periodic probe waits its interval before asking again
         if (id.identityProblem == null && enabled) {
-            LOG.warn("node {}: cannot read its identity ({}); {}", id.node, why, id.optional
-                    ? "it votes anyway (opted out with unverifiedIdentity)"
-                    : "its votes do not count until it can be read (grant INFO to the client's user, or opt it out "
-                            + "with RedlockConfig.Builder#unverifiedIdentity)");
+            LOG.warn(
+                    "node {}: cannot read its identity ({}); {}",
+                    id.node,
+                    why,
+                    id.optional
+                            ? "it votes anyway (opted out with unverifiedIdentity)"
+                            : "its votes do not count until it can be read (grant INFO to the client's user, or opt it out "
+                                    + "with RedlockConfig.Builder#unverifiedIdentity)");
         }
         id.identityProblem = "INFO refused: " + why;
     }
@@ -189,8 +202,11 @@ public final class Quarantine {
     /** The node refused {@code CONFIG GET appendfsync}: with trusted persistence, it counts as not persistent. */
     void persistenceRefused(Identity id, String why) {
         if (id.persistenceProblem == null) {
-            LOG.warn("node {}: trustPersistentNodes is on but its persistence cannot be read ({}); it is treated as "
-                    + "not persistent, so its restarts are quarantined", id.node, why);
+            LOG.warn(
+                    "node {}: trustPersistentNodes is on but its persistence cannot be read ({}); it is treated as "
+                            + "not persistent, so its restarts are quarantined",
+                    id.node,
+                    why);
         }
         id.persistenceProblem = "CONFIG GET appendfsync refused: " + why;
     }
@@ -211,8 +227,8 @@ public final class Quarantine {
         String connRun = conn == null ? null : conn.runId;
         String reason = null;
         if (connRun == null && !id.optional) {
-            reason = "its identity is unknown (" + (id.identityProblem != null ? id.identityProblem
-                    : "no INFO reply read on this connection") + ")";
+            reason = "its identity is unknown ("
+                    + (id.identityProblem != null ? id.identityProblem : "no INFO reply read on this connection") + ")";
         }
         String markerId = op.replyMarkerId != null ? op.replyMarkerId : op.knownMarkerId;
         String markerRun = op.replyMarkerId != null ? op.replyMarkerRun : op.encodedRunId;
@@ -227,8 +243,10 @@ public final class Quarantine {
             // its latest writes. One new incarnation for everyone, unless every write was persisted.
             boolean lostNothing = trustPersistent && conn.persistsEveryWrite;
             long sendBy = now + TimeUnit.SECONDS.toNanos(1);
-            maintenance.accept(lostNothing ? NodeOp.adoptRunId(markerKey, markerId, connRun, sendBy)
-                    : NodeOp.rotateMarker(markerKey, markerId, connRun, Tokens.next(random), sendBy));
+            maintenance.accept(
+                    lostNothing
+                            ? NodeOp.adoptRunId(markerKey, markerId, connRun, sendBy)
+                            : NodeOp.rotateMarker(markerKey, markerId, connRun, Tokens.next(random), sendBy));
             if (!lostNothing) {
                 reason = "it restarted since its data was last known intact (marker run_id " + prefix(markerRun)
                         + ", server " + prefix(connRun) + ")";
@@ -250,9 +268,12 @@ public final class Quarantine {
             // A change this client saw: the loss happened at an unknown time since it last saw the old marker, or the
             // address now reaches another dataset altogether. Count from now.
             id.markerBornNanos = now;
-            LOG.warn("node {}: its data was lost or replaced (incarnation {} -> {}){}", id.node, prefix(known),
-                    prefix(markerId), "; its votes do not count for " + TimeUnit.NANOSECONDS.toMillis(windowNanos())
-                            + " ms");
+            LOG.warn(
+                    "node {}: its data was lost or replaced (incarnation {} -> {}){}",
+                    id.node,
+                    prefix(known),
+                    prefix(markerId),
+                    "; its votes do not count for " + TimeUnit.NANOSECONDS.toMillis(windowNanos()) + " ms");
         }
         id.markerId = markerId;
     }

@@ -9,8 +9,7 @@ import java.util.concurrent.TimeoutException;
  */
 final class QuietException {
 
-    private QuietException() {
-    }
+    private QuietException() {}
 
     /** No reply within the per-node timeout. */
     static final class NodeTimeout extends TimeoutException {

@@ -46,6 +46,7 @@ public final class QuorumEngine implements AutoCloseable {
     final Executor asyncExecutor;
     /** Tokens and jitter: a {@link java.security.SecureRandom} unless a simulation gives a seeded source. */
     final RandomGenerator random;
+
     final long perNodeTimeoutNanos;
     final long minValidityNanos;
     final Watchdog watchdog;
@@ -55,6 +56,7 @@ public final class QuorumEngine implements AutoCloseable {
     final WaitRoom waitRoom;
     /** Where the waited-for keys are subscribed; set once by {@link #listen}. */
     private volatile WaitRoom.Subscriptions subscriptions = WaitRoom.Subscriptions.NONE;
+
     volatile boolean closed;
 
     // The round kinds, and the retry loop over acquire rounds.
@@ -74,9 +76,18 @@ public final class QuorumEngine implements AutoCloseable {
     }
 
     /** @param threadPrefix the name prefix of the threads this engine starts (the fencing counter repair) */
-    public QuorumEngine(RedlockConfig config, List<? extends NodeClient> nodes, ScheduledExecutorService scheduler,
-            Quarantine quarantine, String threadPrefix) {
-        this(config, nodes, scheduler, quarantine, Tokens.SECURE,
+    public QuorumEngine(
+            RedlockConfig config,
+            List<? extends NodeClient> nodes,
+            ScheduledExecutorService scheduler,
+            Quarantine quarantine,
+            String threadPrefix) {
+        this(
+                config,
+                nodes,
+                scheduler,
+                quarantine,
+                Tokens.SECURE,
                 new FencingRepair(config, quarantine, threadPrefix + "repair"));
     }
 
@@ -84,8 +95,13 @@ public final class QuorumEngine implements AutoCloseable {
      * The engine with its random source and fencing repair given: a deterministic simulation passes a seeded source
      * (tokens, retry jitter) and a repair that reaches its simulated nodes, so that one seed replays exactly.
      */
-    QuorumEngine(RedlockConfig config, List<? extends NodeClient> nodes, ScheduledExecutorService scheduler,
-            Quarantine quarantine, RandomGenerator random, FencingRepair repair) {
+    QuorumEngine(
+            RedlockConfig config,
+            List<? extends NodeClient> nodes,
+            ScheduledExecutorService scheduler,
+            Quarantine quarantine,
+            RandomGenerator random,
+            FencingRepair repair) {
         this.quarantine = quarantine;
         this.random = random;
         this.repair = repair;
@@ -111,8 +127,8 @@ public final class QuorumEngine implements AutoCloseable {
         this.perNodeTimeoutNanos = config.perNodeTimeout().toNanos();
         this.minValidityNanos = config.minValidity().toNanos();
         this.watchdog = new Watchdog(this);
-        this.waitRoom = config.releaseNotifications() ? new WaitRoom(WaitRoom.Subscriptions.via(() -> subscriptions))
-                : null;
+        this.waitRoom =
+                config.releaseNotifications() ? new WaitRoom(WaitRoom.Subscriptions.via(() -> subscriptions)) : null;
         this.acquireRound = new AcquireRound(this);
         this.fenceRound = new FenceRound(this);
         this.extend = new ExtendRound(this);
@@ -150,14 +166,15 @@ public final class QuorumEngine implements AutoCloseable {
     }
 
     /** Acquires on the caller's thread; see {@link Acquisitions#acquire}. */
-    public AcquireResult acquire(LockRef lock, long ttlMillis, long waitNanos, boolean interruptible,
-            boolean autoExtend) throws InterruptedException {
+    public AcquireResult acquire(
+            LockRef lock, long ttlMillis, long waitNanos, boolean interruptible, boolean autoExtend)
+            throws InterruptedException {
         return acquisitions.acquire(lock, ttlMillis, waitNanos, interruptible, autoExtend);
     }
 
     /** Acquires without blocking the caller; see {@link Acquisitions#acquireAsync}. */
-    public CompletableFuture<AcquireResult> acquireAsync(LockRef ref, long ttlMillis, long waitNanos,
-            boolean autoExtend) {
+    public CompletableFuture<AcquireResult> acquireAsync(
+            LockRef ref, long ttlMillis, long waitNanos, boolean autoExtend) {
         return acquisitions.acquireAsync(ref, ttlMillis, waitNanos, autoExtend);
     }
 
@@ -204,21 +221,9 @@ public final class QuorumEngine implements AutoCloseable {
      */
     public long checkLeaseTime(java.time.Duration leaseTime) {
         java.util.Objects.requireNonNull(leaseTime, "leaseTime");
-        RedlockConfig.checkLeaseTime("leaseTime", leaseTime, config.perNodeTimeout(), config.driftFactor(),
-                config.minValidity());
+        RedlockConfig.checkLeaseTime(
+                "leaseTime", leaseTime, config.perNodeTimeout(), config.driftFactor(), config.minValidity());
         return leaseTime.toMillis();
-    }
-
-    /**
-     * {@code base} spread uniformly over {@code base * (1 ± factor)}, as resilience4j's randomized intervals are, but
-     * drawn from this engine's random source rather than {@code Math.random()}, so that a simulated run replays.
-     */
-    long jittered(long base, double factor) {
-        return factor == 0 ? base : (long) (base * (1 - factor + 2 * factor * random.nextDouble()));
-    }
-
-    void completeAsync(Runnable completion) {
-        asyncExecutor.execute(completion);
     }
 
     /**

@@ -64,7 +64,7 @@ final class ReleaseRound {
                 t.cancel(false);
             }
             ReleaseResult rr = releaseResult(lease, r, all);
-            engine.completeAsync(() -> result.complete(rr));
+            engine.asyncExecutor.execute(() -> result.complete(rr));
         });
         try {
             timer[0] = engine.scheduler.schedule(round::expire, perNodeTimeoutNanos, TimeUnit.NANOSECONDS);
@@ -97,11 +97,14 @@ final class ReleaseRound {
                 ? CompletableFuture.completedFuture(
                         new ReleaseResult(lease.lockName(), round.outcomesNow(), null, engine.asyncExecutor))
                 : all.thenApply(r -> new ReleaseResult(lease.lockName(), r.outcomesNow(), null, engine.asyncExecutor));
-        ReleaseResult rr = new ReleaseResult(lease.lockName(), round.outcomesAtDecision(), completion,
-                engine.asyncExecutor);
+        ReleaseResult rr =
+                new ReleaseResult(lease.lockName(), round.outcomesAtDecision(), completion, engine.asyncExecutor);
         if (rr.released() == 0) {
-            LOG.debug("released lock '{}' token {}… but no node still held it: {}", lease.lockName(),
-                    Tokens.prefix(lease.token()), rr.nodes());
+            LOG.debug(
+                    "released lock '{}' token {}… but no node still held it: {}",
+                    lease.lockName(),
+                    Tokens.prefix(lease.token()),
+                    rr.nodes());
         }
         return rr;
     }
@@ -126,8 +129,8 @@ final class ReleaseRound {
         long now = ticker.nanoTime();
         Round round = new Round(NodeOp.Kind.RELEASE, names, nodes.size(), now, ticker);
         long sendBy = keyExpiryNanos - (now + perNodeTimeoutNanos) > 0 ? keyExpiryNanos : now + perNodeTimeoutNanos;
-        CompletableFuture<?> unused = round.allAnswered().thenRun(() -> retryUnconfirmed(round, ref, false, token, ttlMillis, keyExpiryNanos,
-                failed));
+        CompletableFuture<?> unused = round.allAnswered()
+                .thenRun(() -> retryUnconfirmed(round, ref, false, token, ttlMillis, keyExpiryNanos, failed));
         engine.fanOut(round, i -> releaseOp(round, i, ref, false, token, ttlMillis, sendBy, failed));
     }
 
@@ -158,44 +161,71 @@ final class ReleaseRound {
      * sending it again is always safe; and when its acquire went out on another connection, it leaves a tombstone.
      * Without this, a node that was paused keeps a key nobody holds for its whole TTL once it resumes.
      */
-    void retryUnconfirmed(Round release, LockRef ref, boolean leaving, String token, long ttlMillis,
-            long keyExpiryNanos, Round acquired) {
+    void retryUnconfirmed(
+            Round release,
+            LockRef ref,
+            boolean leaving,
+            String token,
+            long ttlMillis,
+            long keyExpiryNanos,
+            Round acquired) {
         for (int i = 0; i < nodes.size(); i++) {
             NodeStatus s = release.liveStatus(i);
             if (s != null && !confirmed(s)) {
-                retryRelease(i, ref, leaving, token, ttlMillis, keyExpiryNanos,
-                        acquired == null ? null : acquired.opOf(i), 1);
+                retryRelease(
+                        i,
+                        ref,
+                        leaving,
+                        token,
+                        ttlMillis,
+                        keyExpiryNanos,
+                        acquired == null ? null : acquired.opOf(i),
+                        1);
             }
         }
     }
 
-    void retryRelease(int i, LockRef ref, boolean leaving, String token, long ttlMillis,
-            long keyExpiryNanos, NodeOp after, int attempt) {
+    void retryRelease(
+            int i,
+            LockRef ref,
+            boolean leaving,
+            String token,
+            long ttlMillis,
+            long keyExpiryNanos,
+            NodeOp after,
+            int attempt) {
         if (engine.closed || !worthRetrying(keyExpiryNanos, ttlMillis, after)) {
             return;
         }
         long delay = releaseRetryNanos(attempt);
-        java.util.concurrent.Future<?> unused = engine.schedule(() -> {
-            if (engine.closed) {
-                return;
-            }
-            Round retry = new Round(NodeOp.Kind.RELEASE, List.of(names.get(i)), 1, ticker.nanoTime(), ticker);
-            retry.listener(r -> {
-                NodeStatus s = r.statusAtDecision(0);
-                if (confirmed(s)) {
-                    LOG.debug("release of key {} token {}… confirmed by node {} on retry {}", ref.key(),
-                            Tokens.prefix(token), names.get(i), attempt);
-                } else {
-                    retryRelease(i, ref, leaving, token, ttlMillis, keyExpiryNanos, after, attempt + 1);
-                }
-            });
-            // Sent whenever the node takes it, up to the end of the retries (see worthRetrying).
-            long sendBy = ticker.nanoTime() + Math.max(perNodeTimeoutNanos, TimeUnit.MILLISECONDS.toNanos(ttlMillis));
-            NodeOp op = retry.op(0, ref.key(), token, ttlMillis, sendBy).shaped(ref, leaving);
-            op.after = after;
-            nodes.get(i).submit(op);
-            retry.endSubmit();
-        }, delay);
+        java.util.concurrent.Future<?> unused = engine.schedule(
+                () -> {
+                    if (engine.closed) {
+                        return;
+                    }
+                    Round retry = new Round(NodeOp.Kind.RELEASE, List.of(names.get(i)), 1, ticker.nanoTime(), ticker);
+                    retry.listener(r -> {
+                        NodeStatus s = r.statusAtDecision(0);
+                        if (confirmed(s)) {
+                            LOG.debug(
+                                    "release of key {} token {}… confirmed by node {} on retry {}",
+                                    ref.key(),
+                                    Tokens.prefix(token),
+                                    names.get(i),
+                                    attempt);
+                        } else {
+                            retryRelease(i, ref, leaving, token, ttlMillis, keyExpiryNanos, after, attempt + 1);
+                        }
+                    });
+                    // Sent whenever the node takes it, up to the end of the retries (see worthRetrying).
+                    long sendBy =
+                            ticker.nanoTime() + Math.max(perNodeTimeoutNanos, TimeUnit.MILLISECONDS.toNanos(ttlMillis));
+                    NodeOp op = retry.op(0, ref.key(), token, ttlMillis, sendBy).shaped(ref, leaving);
+                    op.after = after;
+                    nodes.get(i).submit(op);
+                    retry.endSubmit();
+                },
+                delay);
     }
 
     /**
@@ -204,7 +234,14 @@ final class ReleaseRound {
      * this release (a stalled node serves its sockets in any order), so the node client makes the release leave a
      * tombstone that turns the late acquire into a no-op.
      */
-    NodeOp releaseOp(Round round, int i, LockRef ref, boolean leaving, String token, long ttlMillis, long sendBy,
+    NodeOp releaseOp(
+            Round round,
+            int i,
+            LockRef ref,
+            boolean leaving,
+            String token,
+            long ttlMillis,
+            long sendBy,
             Round acquired) {
         // A refusing node may still hold a queued waiter's place, which a leaving release must remove.
         if (nothingOfOursThere(acquired, i) && !(leaving && ref.queues() && !acquired.opOf(i).neverSent)) {
@@ -217,10 +254,19 @@ final class ReleaseRound {
     }
 
     void submitRelease(Round round, DefaultLease lease, long sendBy) {
-        CompletableFuture<?> unused = round.allAnswered().thenRun(() -> retryUnconfirmed(round, lease.ref(), true, lease.token(),
-                lease.ttlMillis(), lease.keyExpiryNanos(), lease.acquireRound()));
-        engine.fanOut(round, i -> releaseOp(round, i, lease.ref(), true, lease.token(), lease.ttlMillis(), sendBy,
-                lease.acquireRound()));
+        CompletableFuture<?> unused = round.allAnswered()
+                .thenRun(() -> retryUnconfirmed(
+                        round,
+                        lease.ref(),
+                        true,
+                        lease.token(),
+                        lease.ttlMillis(),
+                        lease.keyExpiryNanos(),
+                        lease.acquireRound()));
+        engine.fanOut(
+                round,
+                i -> releaseOp(
+                        round, i, lease.ref(), true, lease.token(), lease.ttlMillis(), sendBy, lease.acquireRound()));
         if (waitRoom != null && waitRoom.hasWaiters(lease.key())) {
             // Wake this client's longest waiter now, not when the release is confirmed: its acquire goes out behind
             // the release on each node's one connection, so every node runs the release first, and the hand-off
@@ -232,6 +278,6 @@ final class ReleaseRound {
     /** Delays between retries of a release a node did not answer: 50 ms doubling, spread by half, at most 1 s. */
     long releaseRetryNanos(int attempt) {
         long ms = Math.min(1_000, 50L << Math.min(attempt - 1, 5));
-        return engine.jittered(TimeUnit.MILLISECONDS.toNanos(ms), 0.5);
+        return Tokens.jittered(engine.random, TimeUnit.MILLISECONDS.toNanos(ms), 0.5);
     }
 }

@@ -44,6 +44,7 @@ final class ReleaseSubscriber implements NioLoop.Handler {
     private final long connectTimeoutNanos;
     /** How long the connection may be silent before a PING checks it is still there (a half-open TCP path). */
     private final long pingIntervalNanos;
+
     private final Resp.Limits limits;
     /** The channels waiters want, from any thread. */
     private final Set<String> wanted = ConcurrentHashMap.newKeySet();
@@ -59,14 +60,17 @@ final class ReleaseSubscriber implements NioLoop.Handler {
     private final Set<String> subscribed = new HashSet<>();
     /** AUTH replies still to come before the pushes start. */
     private int authLeft;
+
     private long lastReadNanos;
     /** When the unanswered PING went out; 0 if none is. */
     private long pingSentNanos;
+
     private ByteBuffer in = ByteBuffer.allocate(4096);
     private ByteBuffer out = ByteBuffer.allocate(0);
     private volatile boolean closed;
     /** The last connection ended with SUBSCRIBE refused (loop thread only). */
     private boolean refused;
+
     private boolean refusedLogged;
     /** Whether the subscription is up (for tests and the node report). */
     private volatile boolean listening;
@@ -75,8 +79,12 @@ final class ReleaseSubscriber implements NioLoop.Handler {
         this.spec = spec;
         this.loop = loop;
         this.onRelease = onRelease;
-        this.backoff = IntervalFunction.ofExponentialRandomBackoff(Duration.ofMillis(10), 2.0, 0.5,
-                Duration.ofMillis(Math.max(10, Math.min(1_000, config.circuitOpenDuration().toMillis()))));
+        this.backoff = IntervalFunction.ofExponentialRandomBackoff(
+                Duration.ofMillis(10),
+                2.0,
+                0.5,
+                Duration.ofMillis(Math.max(
+                        10, Math.min(1_000, config.circuitOpenDuration().toMillis()))));
         this.connectTimeoutNanos = config.connectTimeout().toNanos();
         this.pingIntervalNanos = config.identityCheckInterval().toNanos();
         this.limits = Resp.Limits.DEFAULT.withMaxBulkBytes(config.maxReplyBytes());
@@ -182,8 +190,10 @@ final class ReleaseSubscriber implements NioLoop.Handler {
         key.interestOps(SelectionKey.OP_READ);
         if (spec.password() != null) {
             authLeft = 1;
-            queue(spec.user() == null ? Resp.encode("AUTH", spec.password())
-                    : Resp.encode("AUTH", spec.user(), spec.password()));
+            queue(
+                    spec.user() == null
+                            ? Resp.encode("AUTH", spec.password())
+                            : Resp.encode("AUTH", spec.user(), spec.password()));
         }
         sync();
     }
@@ -279,15 +289,20 @@ final class ReleaseSubscriber implements NioLoop.Handler {
             // second would only load the node.
             if (!refusedLogged) {
                 refusedLogged = true;
-                LOG.info("node {} refuses SUBSCRIBE ({}): its release notifications are off, waiters poll; allow the "
-                        + "lock keys' channels for the client's user to have them", spec.name(), reply);
+                LOG.info(
+                        "node {} refuses SUBSCRIBE ({}): its release notifications are off, waiters poll; allow the "
+                                + "lock keys' channels for the client's user to have them",
+                        spec.name(),
+                        reply);
             }
             refused = true;
             throw new IOException("subscribe refused: " + reply);
         }
         // PING: ["pong", ""] while subscribed, +PONG once every channel was unsubscribed.
-        if ("PONG".equals(reply) || (reply instanceof List && ((List<?>) reply).size() == 2
-                && "pong".equals(text(((List<?>) reply).get(0))))) {
+        if ("PONG".equals(reply)
+                || (reply instanceof List
+                        && ((List<?>) reply).size() == 2
+                        && "pong".equals(text(((List<?>) reply).get(0))))) {
             pingSentNanos = 0;
             return;
         }
@@ -332,7 +347,9 @@ final class ReleaseSubscriber implements NioLoop.Handler {
             long delay = refused ? REFUSED_RETRY_MILLIS : backoff.apply(++failures);
             refused = false;
             notBeforeNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(delay);
-            LOG.debug("node {}: release notifications down, waiters poll until they are back: {}", spec.name(),
+            LOG.debug(
+                    "node {}: release notifications down, waiters poll until they are back: {}",
+                    spec.name(),
                     cause.toString());
         }
         channel = null;

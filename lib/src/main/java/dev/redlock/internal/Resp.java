@@ -86,8 +86,7 @@ final class Resp {
 
     private static final byte[] CRLF = {'\r', '\n'};
 
-    private Resp() {
-    }
+    private Resp() {}
 
     /** Bytes of a command; the caller writes them as one unit so commands never interleave on a connection. */
     static byte[] encode(String... args) {
@@ -180,8 +179,8 @@ final class Resp {
                     return null;
                 }
                 if (len < 0 || len > limits.maxBulkBytes) {
-                    throw new ProtocolException("bulk string of " + line + " bytes (allowed: -1 to "
-                            + limits.maxBulkBytes + ")");
+                    throw new ProtocolException(
+                            "bulk string of " + line + " bytes (allowed: -1 to " + limits.maxBulkBytes + ")");
                 }
                 if (in.remaining() < len + 2) {
                     return INCOMPLETE;
@@ -205,12 +204,12 @@ final class Resp {
                     return null;
                 }
                 if (n < 0 || n > limits.maxArrayLength) {
-                    throw new ProtocolException("array of " + line + " elements (allowed: -1 to "
-                            + limits.maxArrayLength + ")");
+                    throw new ProtocolException(
+                            "array of " + line + " elements (allowed: -1 to " + limits.maxArrayLength + ")");
                 }
                 if (n > 0 && depth + 1 > limits.maxDepth) {
-                    throw new ProtocolException("array nested " + (depth + 1) + " deep (allowed: "
-                            + limits.maxDepth + ")");
+                    throw new ProtocolException(
+                            "array nested " + (depth + 1) + " deep (allowed: " + limits.maxDepth + ")");
                 }
                 List<Object> items = new ArrayList<>((int) n);
                 for (int i = 0; i < n; i++) {

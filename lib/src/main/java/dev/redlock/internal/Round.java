@@ -35,10 +35,12 @@ public final class Round {
     private final long[] latencies;
     /** The command sent to each node, so a release can tell whether it travels behind it (see NodeOp#after). */
     private final NodeOp[] ops;
+
     private int answered;
     private int yes;
     /** A fenced acquire also reads each node's fencing counter (see {@link #coveringRead()}). */
     private final boolean fencedRead;
+
     private int reads;
     private int validReads;
     private int intactReads;
@@ -58,6 +60,7 @@ public final class Round {
     private Listener listener;
     /** While ops are still being submitted the listener is held back, so nothing reacts to a half-sent round. */
     private boolean submitting = true;
+
     private boolean listenerDue;
     private CompletableFuture<Round> allAnswered;
 
@@ -105,10 +108,10 @@ public final class Round {
     }
 
     /** An op of a fenced kind, which also names the lock's fencing counter (and, to fence, the candidate). */
-    public NodeOp op(int index, String key, String counterKey, String token, long ttlMillis, long candidate,
-            long sendByNanos) {
-        return remember(index, new NodeOp(kind, key, token, ttlMillis, sendByNanos, this, index, counterKey,
-                candidate));
+    public NodeOp op(
+            int index, String key, String counterKey, String token, long ttlMillis, long candidate, long sendByNanos) {
+        return remember(
+                index, new NodeOp(kind, key, token, ttlMillis, sendByNanos, this, index, counterKey, candidate));
     }
 
     private NodeOp remember(int index, NodeOp op) {

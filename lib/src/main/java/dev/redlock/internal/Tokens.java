@@ -9,10 +9,10 @@ public final class Tokens {
 
     /** The default random source of a client: tokens must not be guessable by another client. Thread-safe. */
     static final SecureRandom SECURE = new SecureRandom();
+
     private static final HexFormat HEX = HexFormat.of();
 
-    private Tokens() {
-    }
+    private Tokens() {}
 
     public static String next() {
         return next(SECURE);
@@ -26,5 +26,13 @@ public final class Tokens {
     /** The part of a token that is safe to log: enough to correlate, too little to release someone's lock. */
     public static String prefix(String token) {
         return token.length() <= 8 ? token : token.substring(0, 8);
+    }
+
+    /**
+     * {@code base} spread uniformly over {@code base * (1 ± factor)}, as resilience4j's randomized intervals are, but
+     * drawn from the given random source rather than {@code Math.random()}, so that a simulated run replays.
+     */
+    static long jittered(RandomGenerator random, long base, double factor) {
+        return factor == 0 ? base : (long) (base * (1 - factor + 2 * factor * random.nextDouble()));
     }
 }

@@ -58,8 +58,7 @@ public final class TopologyCheck {
 
     private static final long MIN_SOCKET_TIMEOUT_MS = 1_000;
 
-    private TopologyCheck() {
-    }
+    private TopologyCheck() {}
 
     /**
      * Runs every check, synchronously.
@@ -147,7 +146,9 @@ public final class TopologyCheck {
      * The commands the check sends, over a plain Jedis connection or the user's client: both speak the key commands
      * ({@link JedisCommands}); the server commands are passed in, since the two declare them apart.
      */
-    private record Probe(JedisCommands keys, java.util.function.UnaryOperator<String> info,
+    private record Probe(
+            JedisCommands keys,
+            java.util.function.UnaryOperator<String> info,
             java.util.function.Function<String, Map<String, String>> configGet,
             java.util.function.UnaryOperator<String> scriptLoad) {
 
@@ -195,7 +196,11 @@ public final class TopologyCheck {
         NodeFacts facts = new NodeFacts(spec.name());
         UnifiedJedis client = spec.client();
         if (client != null) {
-            probe(spec, config, new Probe(client, client::info, client::configGet, client::scriptLoad), facts,
+            probe(
+                    spec,
+                    config,
+                    new Probe(client, client::info, client::configGet, client::scriptLoad),
+                    facts,
                     unchecked);
             return facts;
         }
@@ -233,8 +238,8 @@ public final class TopologyCheck {
      * Sends the commands and records what they show. A refused command (error reply) skips that check only; any
      * other failure (connection refused, timeout) gives the node up, since more commands would only wait longer.
      */
-    private static void probe(NodeSpec spec, RedlockConfig config, Probe probe, NodeFacts facts,
-            List<String> unchecked) {
+    private static void probe(
+            NodeSpec spec, RedlockConfig config, Probe probe, NodeFacts facts, List<String> unchecked) {
         String name = spec.name();
         try {
             boolean identityOptional = config.unverifiedIdentityNodes().contains(name);
@@ -267,14 +272,17 @@ public final class TopologyCheck {
             try {
                 replica = replication(name, parseInfo(probe.info("replication")), facts);
             } catch (JedisDataException e) {
-                unchecked.add(cannotCheck(name, "whether it is a replica or has replicas (INFO replication refused)",
-                        e));
+                unchecked.add(
+                        cannotCheck(name, "whether it is a replica or has replicas (INFO replication refused)", e));
             }
             try {
                 eviction(name, probe.configGet("maxmemory*"), facts, unchecked);
             } catch (JedisDataException e) {
-                unchecked.add(cannotCheck(name, "maxmemory-policy (CONFIG GET refused, as managed Redis often does; "
-                        + "make sure it is noeviction)", e));
+                unchecked.add(cannotCheck(
+                        name,
+                        "maxmemory-policy (CONFIG GET refused, as managed Redis often does; "
+                                + "make sure it is noeviction)",
+                        e));
             }
             if (!replica) { // a replica refuses writes; that it is one is the problem already reported
                 capabilities(name, config, probe, facts.runId, facts, unchecked);
@@ -290,8 +298,8 @@ public final class TopologyCheck {
      * ACL, a renamed command) is reported naming the command, since acquiring there may leave keys that no release
      * can remove before their TTL.
      */
-    private static void capabilities(String name, RedlockConfig config, Probe probe, String runId, NodeFacts facts,
-            List<String> unchecked) {
+    private static void capabilities(
+            String name, RedlockConfig config, Probe probe, String runId, NodeFacts facts, List<String> unchecked) {
         String refusedLoad = null;
         for (LuaScript script : LuaScript.ALL) {
             try {
@@ -320,8 +328,10 @@ public final class TopologyCheck {
         for (NodeOp op : List.of(acquire, extend, fence, release, tombstone)) {
             String refused = run(probe, op);
             if (refused != null) {
-                failed = (op.kind == NodeOp.Kind.RELEASE ? "release" : op.kind.name().toLowerCase(Locale.ROOT)
-                        .replace("_fenced", "")) + " failed: " + refused;
+                failed = (op.kind == NodeOp.Kind.RELEASE
+                                ? "release"
+                                : op.kind.name().toLowerCase(Locale.ROOT).replace("_fenced", ""))
+                        + " failed: " + refused;
                 break;
             }
         }

@@ -26,12 +26,10 @@ final class WaitRoom {
     interface Subscriptions {
         Subscriptions NONE = new Subscriptions() {
             @Override
-            public void subscribe(String key) {
-            }
+            public void subscribe(String key) {}
 
             @Override
-            public void unsubscribe(String key) {
-            }
+            public void unsubscribe(String key) {}
         };
 
         /** Subscriptions forwarded to those {@code current} returns at each call (set later than the room is made). */

@@ -67,8 +67,10 @@ final class Watchdog {
             return;
         }
         if (maxHoldNanos > 0 && ticker.nanoTime() - lease.startNanos() >= maxHoldNanos) {
-            LOG.debug("lock '{}' token {}… reached the maximum hold time; the watchdog stops extending it",
-                    lease.lockName(), Tokens.prefix(lease.token()));
+            LOG.debug(
+                    "lock '{}' token {}… reached the maximum hold time; the watchdog stops extending it",
+                    lease.lockName(),
+                    Tokens.prefix(lease.token()));
             lease.holdCapReached();
             return;
         }
@@ -87,8 +89,12 @@ final class Watchdog {
         if (LOG.isDebugEnabled()) {
             for (NodeOutcome o : outcome.nodes()) {
                 if (o.status() != dev.redlock.NodeStatus.GRANTED && o.status() != dev.redlock.NodeStatus.PENDING) {
-                    LOG.debug("lock '{}' token {}…: extension failed on node {}: {}", lease.lockName(),
-                            Tokens.prefix(lease.token()), o.node(), o);
+                    LOG.debug(
+                            "lock '{}' token {}…: extension failed on node {}: {}",
+                            lease.lockName(),
+                            Tokens.prefix(lease.token()),
+                            o.node(),
+                            o);
                 }
             }
         }

@@ -34,7 +34,7 @@ class AsyncWaiterLeakTest {
         List<FakeNode> nodes = new ArrayList<>();
         for (int i = 0; i < 5; i++) {
             // Never answers by itself: the test completes the ops, so that it controls the thread.
-            nodes.add(new FakeNode("n" + i, op -> null, () -> { }));
+            nodes.add(new FakeNode("n" + i, op -> null, () -> {}));
         }
         RedlockConfig config = RedlockConfig.builder()
                 .nodes("redis://fake:1", "redis://fake:2", "redis://fake:3", "redis://fake:4", "redis://fake:5")

@@ -46,6 +46,5 @@ final class FakeNode implements NodeClient {
     }
 
     @Override
-    public void close() {
-    }
+    public void close() {}
 }

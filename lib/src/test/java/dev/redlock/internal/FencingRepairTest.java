@@ -40,8 +40,9 @@ class FencingRepairTest {
     private void seed(String prefix, int counters) {
         for (int i = 0; i < 3; i++) {
             try (Jedis j = servers.get(i).client()) {
-                j.hset(prefix + "node-incarnation", Map.of("id", "m" + i, "run", "r" + i, "born", "0",
-                        "intact", i == 2 ? "0" : "1"));
+                j.hset(
+                        prefix + "node-incarnation",
+                        Map.of("id", "m" + i, "run", "r" + i, "born", "0", "intact", i == 2 ? "0" : "1"));
                 if (i < 2) {
                     Pipeline p = j.pipelined();
                     for (int k = 0; k < counters; k++) {
@@ -58,7 +59,11 @@ class FencingRepairTest {
         for (RedisServer s : servers) {
             uris.add(s.uri());
         }
-        RedlockConfig config = RedlockConfig.builder().nodes(uris).keyPrefix(prefix).restartQuarantine(true).build();
+        RedlockConfig config = RedlockConfig.builder()
+                .nodes(uris)
+                .keyPrefix(prefix)
+                .restartQuarantine(true)
+                .build();
         return new FencingRepair(config, new Quarantine(config), "repair-test");
     }
 
@@ -73,7 +78,8 @@ class FencingRepairTest {
         seed("redlock:", 1_000);
         try (FencingRepair repair = repair("redlock:")) {
             repair.request();
-            await().atMost(Duration.ofSeconds(20)).until(() -> "1".equals(target("intact", "redlock:node-incarnation")));
+            await().atMost(Duration.ofSeconds(20))
+                    .until(() -> "1".equals(target("intact", "redlock:node-incarnation")));
         }
         for (int k = 0; k < 1_000; k += 97) {
             assertEquals("100", target("v", "redlock:{k" + k + "}:fence"));
@@ -86,10 +92,12 @@ class FencingRepairTest {
         seed("redlock:", 60_000);
         FencingRepair repair = repair("redlock:");
         repair.request();
-        await().atMost(Duration.ofSeconds(10)).until(() -> target("v", "redlock:{k0}:fence") != null
-                || target("v", "redlock:{k59999}:fence") != null);
+        await().atMost(Duration.ofSeconds(10))
+                .until(() ->
+                        target("v", "redlock:{k0}:fence") != null || target("v", "redlock:{k59999}:fence") != null);
         repair.close(); // mid-copy: most counters are still missing on node 2
-        await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(5))
+        await().during(Duration.ofMillis(500))
+                .atMost(Duration.ofSeconds(5))
                 .until(() -> !"1".equals(target("intact", "redlock:node-incarnation")));
     }
 
@@ -99,7 +107,8 @@ class FencingRepairTest {
         seed(prefix, 3);
         try (FencingRepair repair = repair(prefix)) {
             repair.request();
-            await().atMost(Duration.ofSeconds(20)).until(() -> "1".equals(target("intact", prefix + "node-incarnation")));
+            await().atMost(Duration.ofSeconds(20))
+                    .until(() -> "1".equals(target("intact", prefix + "node-incarnation")));
         }
         assertEquals("100", target("v", prefix + "{k2}:fence"));
         assertNotEquals(null, target("inc", prefix + "{k0}:fence"));

@@ -47,8 +47,9 @@ class JedisNodeClientTest extends NodeClientContractTest {
         assertEquals(NodeStatus.TIMEOUT, dropped.status());
         assertTrue(dropped.error().orElseThrow().getMessage().startsWith("not sent"), dropped::toString);
         server().resume();
-        assertEquals(NodeStatus.GRANTED, call(NodeOp.Kind.ACQUIRE, "k3", "t3", 10_000).status());
+        assertEquals(
+                NodeStatus.GRANTED,
+                call(NodeOp.Kind.ACQUIRE, "k3", "t3", 10_000).status());
         assertEquals(null, server().get("k2"), "a late acquire is dropped, not sent");
     }
-
 }

@@ -40,8 +40,11 @@ abstract class NodeClientContractTest {
             server.resume();
         }
         server.flushAll();
-        RedlockConfig config = RedlockConfig.builder().nodes(server.uri())
-                .perNodeTimeout(Duration.ofMillis(200)).restartQuarantine(false).build();
+        RedlockConfig config = RedlockConfig.builder()
+                .nodes(server.uri())
+                .perNodeTimeout(Duration.ofMillis(200))
+                .restartQuarantine(false)
+                .build();
         node = newNode(NodeSpec.parse("nodes[0]", server.uri()), config);
     }
 
@@ -54,8 +57,7 @@ abstract class NodeClientContractTest {
     /** A started node client for {@code spec}. */
     abstract NodeClient newNode(NodeSpec spec, RedlockConfig config);
 
-    void afterClose() {
-    }
+    void afterClose() {}
 
     static RedisServer server() {
         return server;
@@ -77,7 +79,9 @@ abstract class NodeClientContractTest {
         server.pause();
         // The release script on "foreign" would answer -1 once the node runs again; it must never be read as the
         // answer to a later command.
-        assertEquals(NodeStatus.TIMEOUT, call(NodeOp.Kind.RELEASE, "foreign", "t0", 0).status());
+        assertEquals(
+                NodeStatus.TIMEOUT,
+                call(NodeOp.Kind.RELEASE, "foreign", "t0", 0).status());
         server.resume();
 
         NodeOutcome acquired = call(NodeOp.Kind.ACQUIRE, "fresh", "t1", 10_000);
@@ -90,17 +94,25 @@ abstract class NodeClientContractTest {
 
     @Test
     void scriptsRunBySha1WithEvalFallback() {
-        assertEquals(NodeStatus.GRANTED, call(NodeOp.Kind.ACQUIRE, "k", "t", 10_000).status());
+        assertEquals(
+                NodeStatus.GRANTED, call(NodeOp.Kind.ACQUIRE, "k", "t", 10_000).status());
         server.scriptFlush();
-        assertEquals(NodeStatus.GRANTED, call(NodeOp.Kind.EXTEND, "k", "t", 20_000).status());
+        assertEquals(
+                NodeStatus.GRANTED, call(NodeOp.Kind.EXTEND, "k", "t", 20_000).status());
         try (var jedis = server.client()) {
             assertTrue(jedis.pttl("k") > 10_000);
             assertTrue(jedis.scriptExists(LuaScript.EXTEND.sha1()), "EVAL cached the script again");
         }
-        assertEquals(NodeStatus.OWNED_BY_ANOTHER, call(NodeOp.Kind.RELEASE, "k", "other", 0).status());
+        assertEquals(
+                NodeStatus.OWNED_BY_ANOTHER,
+                call(NodeOp.Kind.RELEASE, "k", "other", 0).status());
         assertEquals(NodeStatus.RELEASED, call(NodeOp.Kind.RELEASE, "k", "t", 0).status());
-        assertEquals(NodeStatus.ALREADY_EXPIRED, call(NodeOp.Kind.RELEASE, "k", "t", 0).status());
-        assertEquals(NodeStatus.ALREADY_EXPIRED, call(NodeOp.Kind.EXTEND, "k", "t", 20_000).status());
+        assertEquals(
+                NodeStatus.ALREADY_EXPIRED,
+                call(NodeOp.Kind.RELEASE, "k", "t", 0).status());
+        assertEquals(
+                NodeStatus.ALREADY_EXPIRED,
+                call(NodeOp.Kind.EXTEND, "k", "t", 20_000).status());
         assertEquals(null, server.get("k"), "extend never recreates a key");
     }
 

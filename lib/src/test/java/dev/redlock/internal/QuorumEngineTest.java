@@ -45,7 +45,8 @@ class QuorumEngineTest {
         List<FakeNode> nodes = new ArrayList<>();
         for (int i = 0; i < 5; i++) {
             Function<NodeOp, NodeStatus> acquire = acquireAnswer.apply(i);
-            nodes.add(new FakeNode("n" + i,
+            nodes.add(new FakeNode(
+                    "n" + i,
                     op -> op.kind() == NodeOp.Kind.RELEASE ? NodeStatus.RELEASED : acquire.apply(op),
                     () -> ticker.advance(stepMs, TimeUnit.MILLISECONDS)));
         }
@@ -69,7 +70,9 @@ class QuorumEngineTest {
         // The deadline is counted from t1, the start of the winning round.
         DefaultLease lease = (DefaultLease) r.lease().orElseThrow();
         assertEquals(lease.startNanos() + TimeUnit.MILLISECONDS.toNanos(TTL_MS - 300 - drift), lease.deadlineNanos());
-        assertEquals(Duration.ofMillis(TTL_MS - 300 - drift - 500), lease.remainingValidity(),
+        assertEquals(
+                Duration.ofMillis(TTL_MS - 300 - drift - 500),
+                lease.remainingValidity(),
                 "now is t1 + 500 ms: five answers, each advancing the fake ticker 100 ms");
         ticker.advance(TTL_MS, TimeUnit.MILLISECONDS);
         assertFalse(lease.isValid());
@@ -96,10 +99,14 @@ class QuorumEngineTest {
     void validityAtTheMinimumFails() throws InterruptedException {
         // 3 grants x 329 ms = 987 ms elapsed; validity = 1000 - 987 - 12 = 1 ms > 0 succeeds ...
         assertTrue(engine(nodes(i -> op -> NodeStatus.GRANTED, 329))
-                .acquire(ref(QuorumPolicy.MAJORITY), TTL_MS, 0, false, false).acquired());
+                .acquire(ref(QuorumPolicy.MAJORITY), TTL_MS, 0, false, false)
+                .acquired());
         // ... while 3 x 330 ms leaves validity -2 ms: fails.
-        assertEquals(FailureReason.VALIDITY_EXHAUSTED, engine(nodes(i -> op -> NodeStatus.GRANTED, 330))
-                .acquire(ref(QuorumPolicy.MAJORITY), TTL_MS, 0, false, false).reason());
+        assertEquals(
+                FailureReason.VALIDITY_EXHAUSTED,
+                engine(nodes(i -> op -> NodeStatus.GRANTED, 330))
+                        .acquire(ref(QuorumPolicy.MAJORITY), TTL_MS, 0, false, false)
+                        .reason());
     }
 
     @Test
@@ -121,8 +128,9 @@ class QuorumEngineTest {
     @Test
     void contentionIsToldApartFromUnavailableNodes() throws InterruptedException {
         // One node down, two taken: the two others could not have formed a quorum, but the failure is contention.
-        AcquireResult busy = engine(nodes(i -> op -> i == 0 ? NodeStatus.CIRCUIT_OPEN
-                : i <= 2 ? NodeStatus.TAKEN : NodeStatus.GRANTED, 0))
+        AcquireResult busy = engine(nodes(
+                        i -> op -> i == 0 ? NodeStatus.CIRCUIT_OPEN : i <= 2 ? NodeStatus.TAKEN : NodeStatus.GRANTED,
+                        0))
                 .acquire(ref(QuorumPolicy.MAJORITY), TTL_MS, 0, false, false);
         assertEquals(FailureReason.BUSY, busy.reason());
 
@@ -148,16 +156,19 @@ class QuorumEngineTest {
         List<FakeNode> nodes = new ArrayList<>();
         for (int i = 0; i < 5; i++) {
             int n = i;
-            nodes.add(new FakeNode("n" + i, op -> {
-                switch (op.kind()) {
-                    case ACQUIRE_FENCED:
-                        return NodeStatus.GRANTED;
-                    case FENCE:
-                        return n < 3 ? NodeStatus.ERROR : NodeStatus.GRANTED;
-                    default:
-                        return NodeStatus.RELEASED;
-                }
-            }, () -> { }));
+            nodes.add(new FakeNode(
+                    "n" + i,
+                    op -> {
+                        switch (op.kind()) {
+                            case ACQUIRE_FENCED:
+                                return NodeStatus.GRANTED;
+                            case FENCE:
+                                return n < 3 ? NodeStatus.ERROR : NodeStatus.GRANTED;
+                            default:
+                                return NodeStatus.RELEASED;
+                        }
+                    },
+                    () -> {}));
         }
         LockRef fenced = new LockRef("l", "redlock:{l}", QuorumPolicy.MAJORITY, true);
         AcquireResult r = engine(nodes).acquire(fenced, TTL_MS, 0, false, false);
@@ -187,12 +198,15 @@ class QuorumEngineTest {
         // Node answers TAKEN twice, then grants; each round must use its own token.
         int[] calls = new int[5];
         List<FakeNode> nodes = nodes(i -> op -> ++calls[i] <= 2 ? NodeStatus.TAKEN : NodeStatus.GRANTED, 0);
-        AcquireResult r = engine(nodes).acquire(ref(QuorumPolicy.MAJORITY), TTL_MS,
-                TimeUnit.SECONDS.toNanos(3600), false, false);
+        AcquireResult r =
+                engine(nodes).acquire(ref(QuorumPolicy.MAJORITY), TTL_MS, TimeUnit.SECONDS.toNanos(3600), false, false);
         assertTrue(r.acquired());
         assertEquals(3, r.rounds());
-        List<String> tokens = nodes.get(0).received.stream().filter(op -> op.kind() == NodeOp.Kind.ACQUIRE)
-                .map(NodeOp::token).distinct().toList();
+        List<String> tokens = nodes.get(0).received.stream()
+                .filter(op -> op.kind() == NodeOp.Kind.ACQUIRE)
+                .map(NodeOp::token)
+                .distinct()
+                .toList();
         assertEquals(3, tokens.size());
     }
 
@@ -200,8 +214,12 @@ class QuorumEngineTest {
     private List<FakeNode> extensionsHeld() {
         List<FakeNode> nodes = new ArrayList<>();
         for (int i = 0; i < 5; i++) {
-            nodes.add(new FakeNode("n" + i, op -> op.kind() == NodeOp.Kind.EXTEND ? null
-                    : op.kind() == NodeOp.Kind.RELEASE ? NodeStatus.RELEASED : NodeStatus.GRANTED, () -> { }));
+            nodes.add(new FakeNode(
+                    "n" + i,
+                    op -> op.kind() == NodeOp.Kind.EXTEND
+                            ? null
+                            : op.kind() == NodeOp.Kind.RELEASE ? NodeStatus.RELEASED : NodeStatus.GRANTED,
+                    () -> {}));
         }
         return nodes;
     }
@@ -209,7 +227,8 @@ class QuorumEngineTest {
     private static List<NodeOp> extensions(List<FakeNode> nodes, long ttlMillis) {
         List<NodeOp> ops = new ArrayList<>();
         for (FakeNode n : nodes) {
-            n.received.stream().filter(op -> op.kind() == NodeOp.Kind.EXTEND && op.ttlMillis() == ttlMillis)
+            n.received.stream()
+                    .filter(op -> op.kind() == NodeOp.Kind.EXTEND && op.ttlMillis() == ttlMillis)
                     .forEach(ops::add);
         }
         return ops;
@@ -218,7 +237,8 @@ class QuorumEngineTest {
     /** A 10 s lease on the given nodes, 100 ms old. */
     private DefaultLease heldLease(QuorumEngine engine) throws InterruptedException {
         DefaultLease lease = (DefaultLease) engine.acquire(ref(QuorumPolicy.MAJORITY), 10_000, 0, false, false)
-                .lease().orElseThrow();
+                .lease()
+                .orElseThrow();
         ticker.advance(100, TimeUnit.MILLISECONDS);
         return lease;
     }
@@ -232,8 +252,10 @@ class QuorumEngineTest {
         assertFalse(outcome.succeeded(), outcome::toString);
         long drift = TimeUnit.MILLISECONDS.toNanos(1_000 / 100 + 2);
         long bound = sentAt + TimeUnit.MILLISECONDS.toNanos(1_000) - drift;
-        assertTrue(lease.deadlineNanos() - bound <= 0, "deadline " + (lease.deadlineNanos() - sentAt) / 1_000_000
-                + " ms after the send exceeds the 1 s lease the nodes may now have");
+        assertTrue(
+                lease.deadlineNanos() - bound <= 0,
+                "deadline " + (lease.deadlineNanos() - sentAt) / 1_000_000
+                        + " ms after the send exceeds the 1 s lease the nodes may now have");
     }
 
     /**
@@ -247,12 +269,14 @@ class QuorumEngineTest {
         QuorumEngine engine = engine(nodes);
         DefaultLease lease = heldLease(engine);
         long sentAt = ticker.nanoTime();
-        engine.extend.extendAsync(lease, 1_000, outcome -> { });
+        engine.extend.extendAsync(lease, 1_000, outcome -> {});
         // Undecided: nobody answered yet, and the per-node timeout has not passed.
         long drift = TimeUnit.MILLISECONDS.toNanos(1_000 / 100 + 2);
         long bound = sentAt + TimeUnit.MILLISECONDS.toNanos(1_000) - drift;
-        assertTrue(lease.deadlineNanos() - bound <= 0, "while a 1 s extension is in flight, the deadline is "
-                + (lease.deadlineNanos() - sentAt) / 1_000_000 + " ms after its send");
+        assertTrue(
+                lease.deadlineNanos() - bound <= 0,
+                "while a 1 s extension is in flight, the deadline is " + (lease.deadlineNanos() - sentAt) / 1_000_000
+                        + " ms after its send");
         // Confirmed, the extension sets the deadline from its own round, as before.
         for (NodeOp op : extensions(nodes, 1_000)) {
             op.complete(NodeStatus.GRANTED, null);
@@ -265,7 +289,8 @@ class QuorumEngineTest {
         List<FakeNode> nodes = extensionsHeld();
         QuorumEngine engine = engine(nodes);
         DefaultLease lease = (DefaultLease) engine.acquire(ref(QuorumPolicy.MAJORITY), 10_000, 0, false, false)
-                .lease().orElseThrow();
+                .lease()
+                .orElseThrow();
         java.util.concurrent.CompletableFuture<RoundOutcome> older = new java.util.concurrent.CompletableFuture<>();
         engine.extend.extendAsync(lease, 8_000, older::complete);
         ticker.advance(10, TimeUnit.MILLISECONDS);

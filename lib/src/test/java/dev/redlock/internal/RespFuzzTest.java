@@ -48,8 +48,8 @@ class RespFuzzTest {
                 fail("case " + i + " (seed " + seed + "): " + t + " on " + show(bytes), t);
             }
         }
-        System.out.printf("[resp-fuzz] %d cases: %d replies parsed, %d connections rejected%n", CASES, parsed,
-                rejected);
+        System.out.printf(
+                "[resp-fuzz] %d cases: %d replies parsed, %d connections rejected%n", CASES, parsed, rejected);
         assertTrue(parsed > 0 && rejected > 0, "the generator made both kinds");
     }
 
@@ -150,8 +150,18 @@ class RespFuzzTest {
                 random.nextBytes(noise);
                 return noise;
             case 3: // a header that claims too much
-                String[] huge = {"*2147483647\r\n", "$2147483647\r\n", "*-7\r\n", "$-2\r\n", "$99999999999999999999\r\n",
-                    ":99999999999999999999\r\n", "*17\r\n", "$" + (LIMITS.maxBulkBytes + 1) + "\r\n", ":-\r\n", ":1x\r\n"};
+                String[] huge = {
+                    "*2147483647\r\n",
+                    "$2147483647\r\n",
+                    "*-7\r\n",
+                    "$-2\r\n",
+                    "$99999999999999999999\r\n",
+                    ":99999999999999999999\r\n",
+                    "*17\r\n",
+                    "$" + (LIMITS.maxBulkBytes + 1) + "\r\n",
+                    ":-\r\n",
+                    ":1x\r\n"
+                };
                 return concat(huge[random.nextInt(huge.length)].getBytes(StandardCharsets.US_ASCII), base);
             case 4: // deep nesting, now and then 200,000 levels
                 int depth = random.nextInt(100) == 0 ? 200_000 : 1 + random.nextInt(random.nextBoolean() ? 100 : 5_000);
@@ -162,8 +172,18 @@ class RespFuzzTest {
                 line[0] = (byte) "+-:$*".charAt(random.nextInt(5));
                 return line;
             case 6: // RESP3 and other type bytes
-                String[] types = {"%1\r\n", "_\r\n", ",1.5\r\n", "#t\r\n", "(123\r\n", "=5\r\ntxt:x\r\n", "~1\r\n",
-                    ">2\r\n", "|1\r\n", "!3\r\nERR\r\n"};
+                String[] types = {
+                    "%1\r\n",
+                    "_\r\n",
+                    ",1.5\r\n",
+                    "#t\r\n",
+                    "(123\r\n",
+                    "=5\r\ntxt:x\r\n",
+                    "~1\r\n",
+                    ">2\r\n",
+                    "|1\r\n",
+                    "!3\r\nERR\r\n"
+                };
                 return concat(types[random.nextInt(types.length)].getBytes(StandardCharsets.US_ASCII), base);
             case 7: // a bulk string whose terminator is wrong
                 return "$3\r\nabcXY".getBytes(StandardCharsets.US_ASCII);
@@ -206,8 +226,9 @@ class RespFuzzTest {
         assertEquals(1L, parseAll(":1\r\n"));
         assertEquals(-1L, parseAll(":-1\r\n"));
         assertEquals("OK", parseAll("+OK\r\n"));
-        assertEquals("NOSCRIPT No matching script", ((Resp.ErrorReply) parseAll("-NOSCRIPT No matching script\r\n"))
-                .message);
+        assertEquals(
+                "NOSCRIPT No matching script",
+                ((Resp.ErrorReply) parseAll("-NOSCRIPT No matching script\r\n")).message);
         assertEquals(null, parseAll("$-1\r\n"));
         assertEquals(List.of(1L, 0L, 1L, 1L), parseAll("*4\r\n:1\r\n:0\r\n:1\r\n:1\r\n"));
         assertEquals(Resp.INCOMPLETE, parseAll("*7\r\n:1\r\n:0\r\n"));
@@ -216,8 +237,14 @@ class RespFuzzTest {
 
     @Test
     void hostileHeadersAreRejectedBeforeAnythingIsAllocated() {
-        for (String hostile : List.of("*2147483647\r\n", "$2147483647\r\n", "*1\r\n*1\r\n:1\r\n", "$-5\r\n",
-                ":12a\r\n", "%1\r\n", "+" + "x".repeat(LIMITS.maxLineBytes + 2))) {
+        for (String hostile : List.of(
+                "*2147483647\r\n",
+                "$2147483647\r\n",
+                "*1\r\n*1\r\n:1\r\n",
+                "$-5\r\n",
+                ":12a\r\n",
+                "%1\r\n",
+                "+" + "x".repeat(LIMITS.maxLineBytes + 2))) {
             long before = THREADS.getCurrentThreadAllocatedBytes();
             assertThrows(Resp.ProtocolException.class, () -> parseAll(hostile), hostile);
             assertTrue(THREADS.getCurrentThreadAllocatedBytes() - before < 1024 * 1024, hostile);

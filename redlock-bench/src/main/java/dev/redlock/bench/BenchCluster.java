@@ -24,8 +24,12 @@ final class BenchCluster implements AutoCloseable {
     static BenchCluster start(int n) {
         RedisNodes nodes = RedisNodes.start(n);
         try {
-            return new BenchCluster(nodes, RedlockClient.create(RedlockConfig.builder().nodes(nodes.uris())
-                    .restartQuarantine(false).build()));
+            return new BenchCluster(
+                    nodes,
+                    RedlockClient.create(RedlockConfig.builder()
+                            .nodes(nodes.uris())
+                            .restartQuarantine(false)
+                            .build()));
         } catch (RuntimeException e) {
             nodes.close(); // do not leak the servers when the client cannot be built
             throw e;

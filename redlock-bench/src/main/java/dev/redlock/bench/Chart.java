@@ -27,8 +27,7 @@ final class Chart {
     private static final int PANEL_HEIGHT = 540;
     private static final int HEADING_HEIGHT = 60;
 
-    private Chart() {
-    }
+    private Chart() {}
 
     /** Which side of the comparison a bar is on: each group is one series of a panel, with its own color. */
     enum Group {
@@ -58,8 +57,7 @@ final class Chart {
      * bar).
      */
     @SuppressWarnings("ArrayRecordComponent") // a panel is drawn, never compared or hashed
-    record Panel(String title, String yLabel, List<String> labels, List<Group> groups, double[] values) {
-    }
+    record Panel(String title, String yLabel, List<String> labels, List<Group> groups, double[] values) {}
 
     static void write(Path file, List<Report.Impl> impls, Results results) throws IOException {
         List<String> labels = new ArrayList<>();
@@ -73,19 +71,31 @@ final class Chart {
             latency[i] = results.get(impl.id(), "latency", "cycle_p50");
             throughput[i] = results.get(impl.id(), "throughput_" + Compare.CPU_THREADS + "t", "cycles_per_s");
         }
-        write(file, "Redlock comparison: 5 redis-server masters on loopback", List.of(
-                new Panel("Single-thread acquire+release latency, p50 (lower is better)", "latency p50 (microseconds)",
-                        labels, groups, latency),
-                new Panel("Throughput at " + Compare.CPU_THREADS + " threads, distinct key per thread (higher is better)",
-                        "acquire+release cycles per second", labels, groups, throughput)));
+        write(
+                file,
+                "Redlock comparison: 5 redis-server masters on loopback",
+                List.of(
+                        new Panel(
+                                "Single-thread acquire+release latency, p50 (lower is better)",
+                                "latency p50 (microseconds)",
+                                labels,
+                                groups,
+                                latency),
+                        new Panel(
+                                "Throughput at " + Compare.CPU_THREADS
+                                        + " threads, distinct key per thread (higher is better)",
+                                "acquire+release cycles per second",
+                                labels,
+                                groups,
+                                throughput)));
     }
 
     /** Draws the panels one above the other, under {@code heading}. */
     static void write(Path file, String heading, List<Panel> panels) throws IOException {
         // Headless: the harness runs on servers and in CI without a display.
         System.setProperty("java.awt.headless", "true");
-        BufferedImage image = new BufferedImage(WIDTH, HEADING_HEIGHT + panels.size() * PANEL_HEIGHT,
-                BufferedImage.TYPE_INT_RGB);
+        BufferedImage image =
+                new BufferedImage(WIDTH, HEADING_HEIGHT + panels.size() * PANEL_HEIGHT, BufferedImage.TYPE_INT_RGB);
         Graphics2D g = image.createGraphics();
         try {
             g.setRenderingHint(RenderingHints.KEY_TEXT_ANTIALIASING, RenderingHints.VALUE_TEXT_ANTIALIAS_ON);
@@ -95,7 +105,10 @@ final class Chart {
             g.setFont(new Font(Font.SANS_SERIF, Font.BOLD, 22));
             g.drawString(heading, (WIDTH - g.getFontMetrics().stringWidth(heading)) / 2, 38);
             for (int i = 0; i < panels.size(); i++) {
-                g.drawImage(BitmapEncoder.getBufferedImage(chart(panels.get(i))), 0, HEADING_HEIGHT + i * PANEL_HEIGHT,
+                g.drawImage(
+                        BitmapEncoder.getBufferedImage(chart(panels.get(i))),
+                        0,
+                        HEADING_HEIGHT + i * PANEL_HEIGHT,
                         null);
             }
         } finally {
@@ -108,8 +121,13 @@ final class Chart {
 
     /** One panel as a bar chart: one series per group present, bars at their implementation's category. */
     static CategoryChart chart(Panel panel) {
-        CategoryChart chart = new CategoryChartBuilder().width(WIDTH).height(PANEL_HEIGHT).title(panel.title())
-                .xAxisTitle("implementation").yAxisTitle(panel.yLabel()).build();
+        CategoryChart chart = new CategoryChartBuilder()
+                .width(WIDTH)
+                .height(PANEL_HEIGHT)
+                .title(panel.title())
+                .xAxisTitle("implementation")
+                .yAxisTitle(panel.yLabel())
+                .build();
         CategoryStyler style = chart.getStyler();
         style.setChartBackgroundColor(Color.WHITE);
         style.setPlotBackgroundColor(Color.WHITE);

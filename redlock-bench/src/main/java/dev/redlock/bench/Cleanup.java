@@ -8,8 +8,7 @@ import java.util.function.Consumer;
 /** Cleanup steps that must reach every item (every client closed, every lock released) even when one of them fails. */
 final class Cleanup {
 
-    private Cleanup() {
-    }
+    private Cleanup() {}
 
     /** Runs {@code step} on every item in order, then throws the first failure with the later ones suppressed. */
     static <T> void each(List<? extends T> items, Consumer<? super T> step) {

@@ -67,6 +67,7 @@ public final class Compare {
 
     /** Index of the node that is stalled and then killed: node 5 of 5. */
     static final int FAULT_NODE = NODES - 1;
+
     static final Duration FAULT_WARMUP = Duration.ofSeconds(1);
     static final int FAULT_WARMUP_MAX = 200;
     static final Duration FAULT_MEASURE = Duration.ofSeconds(5);
@@ -76,8 +77,7 @@ public final class Compare {
     /** Bound on how long stopping a phase's workers may take (one contended wait budget plus slack). */
     private static final Duration JOIN_TIMEOUT = Duration.ofSeconds(20);
 
-    private Compare() {
-    }
+    private Compare() {}
 
     /**
      * Runs every phase once and writes the report; see the class documentation for the command.
@@ -203,30 +203,37 @@ public final class Compare {
         Failures failures = new Failures();
         long[] cpu = new long[2];
         long[] wall = new long[2];
-        runWorkers(c, phase, threads, failures, (worker, handle, window, stop) -> {
-            while (!stop.get()) {
-                try {
-                    if (handle.acquire(0)) {
-                        handle.release();
-                        if (window.contains(System.nanoTime())) {
-                            cycles.increment();
+        runWorkers(
+                c,
+                phase,
+                threads,
+                failures,
+                (worker, handle, window, stop) -> {
+                    while (!stop.get()) {
+                        try {
+                            if (handle.acquire(0)) {
+                                handle.release();
+                                if (window.contains(System.nanoTime())) {
+                                    cycles.increment();
+                                }
+                            } else {
+                                failures.busy();
+                            }
+                        } catch (InterruptedException e) {
+                            throw e;
+                        } catch (Exception e) {
+                            failures.error(e);
                         }
-                    } else {
-                        failures.busy();
                     }
-                } catch (InterruptedException e) {
-                    throw e;
-                } catch (Exception e) {
-                    failures.error(e);
-                }
-            }
-        }, () -> {
-            cpu[0] = processCpuNanos();
-            wall[0] = System.nanoTime();
-        }, () -> {
-            cpu[1] = processCpuNanos();
-            wall[1] = System.nanoTime();
-        });
+                },
+                () -> {
+                    cpu[0] = processCpuNanos();
+                    wall[0] = System.nanoTime();
+                },
+                () -> {
+                    cpu[1] = processCpuNanos();
+                    wall[1] = System.nanoTime();
+                });
         long done = cycles.sum();
         String id = c.id();
         results.put(id, phase, "cycles_per_s", done / ((wall[1] - wall[0]) / 1e9), "1/s", done);
@@ -248,58 +255,65 @@ public final class Compare {
         Failures failures = new Failures();
         long[] wall = new long[2];
         String sharedName = c.id() + ":contended";
-        runWorkers(c, phase, CONTENDED_THREADS, failures, sharedName, (worker, handle, window, stop) -> {
-            while (!stop.get()) {
-                boolean acquired;
-                try {
-                    acquired = handle.acquire(CONTENDED_WAIT_MILLIS);
-                } catch (InterruptedException e) {
-                    throw e;
-                } catch (Exception e) {
-                    failures.error(e);
-                    continue;
-                }
-                long acquiredAt = System.nanoTime();
-                if (!acquired) {
-                    if (window.contains(acquiredAt)) {
-                        timedOut.increment();
-                    }
-                    continue;
-                }
-                ReleaseStamp previous = lastRelease.get();
-                if (window.contains(acquiredAt)) {
-                    sections.increment();
-                    // A thread that re-acquires its own lock (barging) is no hand-off: count only a new holder.
-                    if (previous != null && previous.worker() != worker) {
-                        synchronized (handoffs) {
-                            handoffs.add(acquiredAt - previous.nanos());
+        runWorkers(
+                c,
+                phase,
+                CONTENDED_THREADS,
+                failures,
+                sharedName,
+                (worker, handle, window, stop) -> {
+                    while (!stop.get()) {
+                        boolean acquired;
+                        try {
+                            acquired = handle.acquire(CONTENDED_WAIT_MILLIS);
+                        } catch (InterruptedException e) {
+                            throw e;
+                        } catch (Exception e) {
+                            failures.error(e);
+                            continue;
+                        }
+                        long acquiredAt = System.nanoTime();
+                        if (!acquired) {
+                            if (window.contains(acquiredAt)) {
+                                timedOut.increment();
+                            }
+                            continue;
+                        }
+                        ReleaseStamp previous = lastRelease.get();
+                        if (window.contains(acquiredAt)) {
+                            sections.increment();
+                            // A thread that re-acquires its own lock (barging) is no hand-off: count only a new holder.
+                            if (previous != null && previous.worker() != worker) {
+                                synchronized (handoffs) {
+                                    handoffs.add(acquiredAt - previous.nanos());
+                                }
+                            }
+                        }
+                        // Empty critical section.
+                        lastRelease.set(new ReleaseStamp(worker, System.nanoTime()));
+                        try {
+                            handle.release();
+                        } catch (Exception e) {
+                            failures.releaseError(e);
                         }
                     }
-                }
-                // Empty critical section.
-                lastRelease.set(new ReleaseStamp(worker, System.nanoTime()));
-                try {
-                    handle.release();
-                } catch (Exception e) {
-                    failures.releaseError(e);
-                }
-            }
-        }, () -> wall[0] = System.nanoTime(), () -> wall[1] = System.nanoTime());
+                },
+                () -> wall[0] = System.nanoTime(),
+                () -> wall[1] = System.nanoTime());
         String id = c.id();
         long done = sections.sum();
         results.put(id, phase, "sections_per_s", done / ((wall[1] - wall[0]) / 1e9), "1/s", done);
         synchronized (handoffs) {
             putPercentiles(results, id, phase, "handoff", handoffs, 1e6, "ms", 0.5, 0.99);
-            results.put(id, phase, "new_holder_share", done == 0 ? Double.NaN : 100.0 * handoffs.size() / done,
-                    "%", done);
+            results.put(
+                    id, phase, "new_holder_share", done == 0 ? Double.NaN : 100.0 * handoffs.size() / done, "%", done);
         }
         results.put(id, phase, "timed_out", timedOut.sum(), "count", timedOut.sum());
         putFailures(results, id, phase, failures);
     }
 
     /** The last release call of the contended phase: which worker made it, and when. */
-    private record ReleaseStamp(int worker, long nanos) {
-    }
+    private record ReleaseStamp(int worker, long nanos) {}
 
     /** One thread acquiring and releasing for the whole window: cycles per second, failures and latencies. */
     private static void faultPhase(Contender c, String state, Results results) throws InterruptedException {
@@ -349,14 +363,15 @@ public final class Compare {
      * One acquire (wait 0) and, if it succeeded, one release, recording the acquire, the whole cycle and the release
      * latencies into the samples given (null: not recorded); busy answers and exceptions go to {@code failures}.
      */
-    static void timedCycle(Contender.Handle handle, Samples acquire, Samples cycle, Samples release,
-            Failures failures) throws InterruptedException {
+    static void timedCycle(Contender.Handle handle, Samples acquire, Samples cycle, Samples release, Failures failures)
+            throws InterruptedException {
         timedCycle(handle, acquire, cycle, release, failures, null);
     }
 
     /** One acquire (wait 0) and, if it succeeded, one release, recording whichever latencies are asked for. */
-    private static void timedCycle(Contender.Handle handle, Samples acquire, Samples cycle, Samples release,
-            Failures failures, Samples failed) throws InterruptedException {
+    private static void timedCycle(
+            Contender.Handle handle, Samples acquire, Samples cycle, Samples release, Failures failures, Samples failed)
+            throws InterruptedException {
         long t0 = System.nanoTime();
         boolean acquired;
         try {
@@ -394,8 +409,15 @@ public final class Compare {
         }
     }
 
-    private static void putPercentiles(Results results, String id, String phase, String metric, Samples samples,
-            double divisor, String unit, double... ps) {
+    private static void putPercentiles(
+            Results results,
+            String id,
+            String phase,
+            String metric,
+            Samples samples,
+            double divisor,
+            String unit,
+            double... ps) {
         for (double p : ps) {
             String suffix = p == 0.5 ? "p50" : p == 0.99 ? "p99" : p == 0.999 ? "p999" : "p" + p;
             results.put(id, phase, metric + "_" + suffix, samples.percentile(p) / divisor, unit, samples.size());
@@ -403,7 +425,12 @@ public final class Compare {
     }
 
     private static void putFailures(Results results, String id, String phase, Failures failures) {
-        results.put(id, phase, "errors", failures.errorCount() + failures.releaseErrorCount(), "count",
+        results.put(
+                id,
+                phase,
+                "errors",
+                failures.errorCount() + failures.releaseErrorCount(),
+                "count",
                 failures.errorCount() + failures.releaseErrorCount());
         results.note(id, phase, failures.summary());
     }
@@ -421,8 +448,9 @@ public final class Compare {
         void run(int worker, Contender.Handle handle, Window window, AtomicBoolean stop) throws Exception;
     }
 
-    private static void runWorkers(Contender c, String phase, int threads, Failures failures, Body body,
-            Runnable atStart, Runnable atEnd) throws InterruptedException {
+    private static void runWorkers(
+            Contender c, String phase, int threads, Failures failures, Body body, Runnable atStart, Runnable atEnd)
+            throws InterruptedException {
         runWorkers(c, phase, threads, failures, null, body, atStart, atEnd);
     }
 
@@ -431,8 +459,16 @@ public final class Compare {
      * {@code sharedName}), releases them together, calls {@code atStart} when the warm-up ends and {@code atEnd}
      * when the measurement ends, then stops and joins them.
      */
-    private static void runWorkers(Contender c, String phase, int threads, Failures failures, String sharedName,
-            Body body, Runnable atStart, Runnable atEnd) throws InterruptedException {
+    private static void runWorkers(
+            Contender c,
+            String phase,
+            int threads,
+            Failures failures,
+            String sharedName,
+            Body body,
+            Runnable atStart,
+            Runnable atEnd)
+            throws InterruptedException {
         CountDownLatch go = new CountDownLatch(1);
         AtomicBoolean stop = new AtomicBoolean();
         AtomicReference<Window> window = new AtomicReference<>();
@@ -488,7 +524,11 @@ public final class Compare {
         if (explicit != null && !explicit.isBlank()) {
             return Path.of(explicit).toAbsolutePath();
         }
-        Path origin = Path.of(Compare.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+        Path origin = Path.of(Compare.class
+                .getProtectionDomain()
+                .getCodeSource()
+                .getLocation()
+                .toURI());
         return origin.getParent().resolve(dir).toAbsolutePath();
     }
 

@@ -41,16 +41,32 @@ public final class Contention {
     static final int[] THREADS = {1, 8, 64};
     static final Duration WARMUP = Duration.ofSeconds(1);
     static final Duration MEASURE = Duration.ofSeconds(5);
-    static final List<String> COUNTED = List.of("eval", "evalsha", "eval_ro", "evalsha_ro", "subscribe",
-            "unsubscribe", "psubscribe", "punsubscribe", "ssubscribe", "sunsubscribe");
+    static final List<String> COUNTED = List.of(
+            "eval",
+            "evalsha",
+            "eval_ro",
+            "evalsha_ro",
+            "subscribe",
+            "unsubscribe",
+            "psubscribe",
+            "punsubscribe",
+            "ssubscribe",
+            "sunsubscribe");
 
-    private Contention() {
-    }
+    private Contention() {}
 
     /** One implementation at one thread count. */
-    record Row(String label, int threads, double sectionsPerSecond, double waitMeanMs, double waitP50Ms,
-            double waitP99Ms, double handoffP50Ms, double commandsPerSection, long sections, long timedOut) {
-    }
+    record Row(
+            String label,
+            int threads,
+            double sectionsPerSecond,
+            double waitMeanMs,
+            double waitP50Ms,
+            double waitP99Ms,
+            double handoffP50Ms,
+            double commandsPerSection,
+            long sections,
+            long timedOut) {}
 
     /**
      * Runs every implementation at every thread count and writes the report.
@@ -110,36 +126,38 @@ public final class Contention {
             Samples handoff = new Samples();
             waits.add(wait);
             handoffs.add(handoff);
-            Thread t = new Thread(() -> {
-                try (Contender.Handle h = c.open(name)) {
-                    ready.countDown();
-                    while (!stop.get()) {
-                        long t0 = System.nanoTime();
-                        if (!h.acquire(WAIT_MILLIS)) {
-                            if (measuring.get()) {
-                                timedOut.increment();
+            Thread t = new Thread(
+                    () -> {
+                        try (Contender.Handle h = c.open(name)) {
+                            ready.countDown();
+                            while (!stop.get()) {
+                                long t0 = System.nanoTime();
+                                if (!h.acquire(WAIT_MILLIS)) {
+                                    if (measuring.get()) {
+                                        timedOut.increment();
+                                    }
+                                    continue;
+                                }
+                                long granted = System.nanoTime();
+                                long previous = lastReleaseWorker.get();
+                                long releasedAt = lastReleaseAt.get();
+                                if (measuring.get()) {
+                                    sections.increment();
+                                    wait.add(granted - t0);
+                                    if (previous >= 0 && previous != worker) {
+                                        handoff.add(granted - releasedAt);
+                                    }
+                                }
+                                lastReleaseAt.set(System.nanoTime());
+                                lastReleaseWorker.set(worker);
+                                h.release();
                             }
-                            continue;
+                        } catch (Throwable e) {
+                            errors.add(e);
+                            ready.countDown();
                         }
-                        long granted = System.nanoTime();
-                        long previous = lastReleaseWorker.get();
-                        long releasedAt = lastReleaseAt.get();
-                        if (measuring.get()) {
-                            sections.increment();
-                            wait.add(granted - t0);
-                            if (previous >= 0 && previous != worker) {
-                                handoff.add(granted - releasedAt);
-                            }
-                        }
-                        lastReleaseAt.set(System.nanoTime());
-                        lastReleaseWorker.set(worker);
-                        h.release();
-                    }
-                } catch (Throwable e) {
-                    errors.add(e);
-                    ready.countDown();
-                }
-            }, "contention-" + c.id() + "-" + i);
+                    },
+                    "contention-" + c.id() + "-" + i);
             workers.add(t);
             t.start();
         }
@@ -162,9 +180,17 @@ public final class Contention {
         Samples wait = merge(waits);
         Samples handoff = merge(handoffs);
         long done = sections.sum();
-        return new Row(c.label(), threads, done / (wall / 1e9), wait.mean() / 1e6, wait.percentile(0.5) / 1e6,
-                wait.percentile(0.99) / 1e6, handoff.percentile(0.5) / 1e6,
-                done == 0 ? Double.NaN : (double) (after - before) / done, done, timedOut.sum());
+        return new Row(
+                c.label(),
+                threads,
+                done / (wall / 1e9),
+                wait.mean() / 1e6,
+                wait.percentile(0.5) / 1e6,
+                wait.percentile(0.99) / 1e6,
+                handoff.percentile(0.5) / 1e6,
+                done == 0 ? Double.NaN : (double) (after - before) / done,
+                done,
+                timedOut.sum());
     }
 
     private static Samples merge(List<Samples> parts) {
@@ -182,7 +208,8 @@ public final class Contention {
             try (Jedis j = s.client()) {
                 for (String line : j.info("commandstats").split("\r\n")) {
                     int colon = line.indexOf(':');
-                    if (line.startsWith("cmdstat_") && colon > 0
+                    if (line.startsWith("cmdstat_")
+                            && colon > 0
                             && COUNTED.contains(line.substring("cmdstat_".length(), colon))) {
                         String calls = line.substring(colon + 1).split(",")[0];
                         total += Long.parseLong(calls.substring("calls=".length()));
@@ -194,7 +221,9 @@ public final class Contention {
     }
 
     private static String markdown(Machine machine, List<Row> rows) {
-        StringBuilder md = new StringBuilder("# One lock, many threads\n\n").append(machine.markdown()).append("\n\n");
+        StringBuilder md = new StringBuilder("# One lock, many threads\n\n")
+                .append(machine.markdown())
+                .append("\n\n");
         md.append("Each thread: acquire (wait up to 10 s, lease 10 s), empty critical section, release; 1 s warm-up, "
                 + "5 s measured. Wait = acquire call to grant; hand-off = a holder's release call to another "
                 + "thread's grant; commands = EVAL/EVALSHA and (UN)SUBSCRIBE requests over all nodes (INFO "
@@ -203,13 +232,25 @@ public final class Contention {
                 + "hand-off p50 ms | commands/CS | ×uncontended | timed out |\n");
         md.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
         for (Row r : rows) {
-            double base = rows.stream().filter(o -> o.label().equals(r.label()) && o.threads() == 1)
-                    .mapToDouble(Row::commandsPerSection).findFirst().orElse(Double.NaN);
-            md.append(String.format(Locale.ROOT, "| %s | %d | %,.0f | %.3f | %.3f | %.3f | %.1f | %s | %.1f | ×%.2f "
-                    + "| %d |%n", r.label(), r.threads(), r.sectionsPerSecond(), r.waitMeanMs(), r.waitP50Ms(),
-                    r.waitP99Ms(), r.waitP99Ms() / r.waitMeanMs(),
+            double base = rows.stream()
+                    .filter(o -> o.label().equals(r.label()) && o.threads() == 1)
+                    .mapToDouble(Row::commandsPerSection)
+                    .findFirst()
+                    .orElse(Double.NaN);
+            md.append(String.format(
+                    Locale.ROOT,
+                    "| %s | %d | %,.0f | %.3f | %.3f | %.3f | %.1f | %s | %.1f | ×%.2f " + "| %d |%n",
+                    r.label(),
+                    r.threads(),
+                    r.sectionsPerSecond(),
+                    r.waitMeanMs(),
+                    r.waitP50Ms(),
+                    r.waitP99Ms(),
+                    r.waitP99Ms() / r.waitMeanMs(),
                     Double.isNaN(r.handoffP50Ms()) ? "-" : String.format(Locale.ROOT, "%.3f", r.handoffP50Ms()),
-                    r.commandsPerSection(), r.commandsPerSection() / base, r.timedOut()));
+                    r.commandsPerSection(),
+                    r.commandsPerSection() / base,
+                    r.timedOut()));
         }
         return md.toString();
     }

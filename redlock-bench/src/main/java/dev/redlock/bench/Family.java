@@ -86,8 +86,7 @@ public final class Family {
     private static final String REDISSON_PLAIN = "redisson-rlock";
     private static final String REDISSON_RED_LOCK = "redisson-redlock";
 
-    private Family() {
-    }
+    private Family() {}
 
     /** One line of a table: a phase of ours against one Redisson counterpart. */
     private record Pair(String kind, String phase, int threads, String ours, String theirs) {
@@ -121,14 +120,22 @@ public final class Family {
         for (int t : THREADS) {
             pairs.add(new Pair("read-write, 10% writes", contendedPhase("rw", t), t, "ours-rw", "redisson-rw"));
         }
-        pairs.add(new Pair("semaphore", contendedPhase("semaphore", SEMAPHORE_THREADS), SEMAPHORE_THREADS,
-                "ours-semaphore", "redisson-permit-semaphore"));
-        pairs.add(new Pair("semaphore", contendedPhase("semaphore", SEMAPHORE_THREADS), SEMAPHORE_THREADS,
-                "ours-semaphore", "redisson-semaphore"));
+        pairs.add(new Pair(
+                "semaphore",
+                contendedPhase("semaphore", SEMAPHORE_THREADS),
+                SEMAPHORE_THREADS,
+                "ours-semaphore",
+                "redisson-permit-semaphore"));
+        pairs.add(new Pair(
+                "semaphore",
+                contendedPhase("semaphore", SEMAPHORE_THREADS),
+                SEMAPHORE_THREADS,
+                "ours-semaphore",
+                "redisson-semaphore"));
         for (int t : THREADS) {
             pairs.add(new Pair("multi-resource lock", contendedPhase("multi", t), t, "ours-multi", "redisson-multi"));
-            pairs.add(new Pair("multi-resource lock", contendedPhase("multi", t), t, "ours-multi",
-                    "redisson-redlocks"));
+            pairs.add(
+                    new Pair("multi-resource lock", contendedPhase("multi", t), t, "ours-multi", "redisson-redlocks"));
         }
         return List.copyOf(pairs);
     }
@@ -160,24 +167,35 @@ public final class Family {
             List<String> uris = nodes.uris();
             List<RedisServer> servers = nodes.servers();
 
-            runKind(impls, results, List.of(
-                    new OurContender(QuorumPolicy.MAJORITY, uris, PER_NODE_TIMEOUT, LEASE),
-                    new RedissonContender(RedissonContender.Kind.SINGLE, uris, LEASE),
-                    new RedissonContender(RedissonContender.Kind.RED_LOCK, uris, LEASE)), (c, r) ->
-                    uncontended(c, "uncontended:plain", false, servers, r));
+            runKind(
+                    impls,
+                    results,
+                    List.of(
+                            new OurContender(QuorumPolicy.MAJORITY, uris, PER_NODE_TIMEOUT, LEASE),
+                            new RedissonContender(RedissonContender.Kind.SINGLE, uris, LEASE),
+                            new RedissonContender(RedissonContender.Kind.RED_LOCK, uris, LEASE)),
+                    (c, r) -> uncontended(c, "uncontended:plain", false, servers, r));
 
-            runKind(impls, results, List.of(
-                    new FamilyContenders.Ours(Kind.FAIR, uris, PER_NODE_TIMEOUT, LEASE),
-                    new FamilyContenders.Theirs(Flavor.FAIR_LOCK, uris, LEASE)), (c, r) -> {
+            runKind(
+                    impls,
+                    results,
+                    List.of(
+                            new FamilyContenders.Ours(Kind.FAIR, uris, PER_NODE_TIMEOUT, LEASE),
+                            new FamilyContenders.Theirs(Flavor.FAIR_LOCK, uris, LEASE)),
+                    (c, r) -> {
                         uncontended(c, "uncontended:fair", false, servers, r);
                         for (int t : THREADS) {
                             contended(c, contendedPhase("fair", t), t, 1, 1, true, servers, r);
                         }
                     });
 
-            runKind(impls, results, List.of(
-                    new FamilyContenders.Ours(Kind.READ_WRITE, uris, PER_NODE_TIMEOUT, LEASE),
-                    new FamilyContenders.Theirs(Flavor.READ_WRITE_LOCK, uris, LEASE)), (c, r) -> {
+            runKind(
+                    impls,
+                    results,
+                    List.of(
+                            new FamilyContenders.Ours(Kind.READ_WRITE, uris, PER_NODE_TIMEOUT, LEASE),
+                            new FamilyContenders.Theirs(Flavor.READ_WRITE_LOCK, uris, LEASE)),
+                    (c, r) -> {
                         uncontended(c, "uncontended:read", true, servers, r);
                         uncontended(c, "uncontended:write", false, servers, r);
                         for (int t : THREADS) {
@@ -185,19 +203,34 @@ public final class Family {
                         }
                     });
 
-            runKind(impls, results, List.of(
-                    new FamilyContenders.Ours(Kind.SEMAPHORE, uris, PER_NODE_TIMEOUT, LEASE),
-                    new FamilyContenders.Theirs(Flavor.PERMIT_EXPIRABLE_SEMAPHORE, uris, LEASE),
-                    new FamilyContenders.Theirs(Flavor.SEMAPHORE, uris, LEASE)), (c, r) -> {
+            runKind(
+                    impls,
+                    results,
+                    List.of(
+                            new FamilyContenders.Ours(Kind.SEMAPHORE, uris, PER_NODE_TIMEOUT, LEASE),
+                            new FamilyContenders.Theirs(Flavor.PERMIT_EXPIRABLE_SEMAPHORE, uris, LEASE),
+                            new FamilyContenders.Theirs(Flavor.SEMAPHORE, uris, LEASE)),
+                    (c, r) -> {
                         uncontended(c, "uncontended:semaphore", false, servers, r);
-                        contended(c, contendedPhase("semaphore", SEMAPHORE_THREADS), SEMAPHORE_THREADS, 1,
-                                FamilyContenders.PERMITS, false, servers, r);
+                        contended(
+                                c,
+                                contendedPhase("semaphore", SEMAPHORE_THREADS),
+                                SEMAPHORE_THREADS,
+                                1,
+                                FamilyContenders.PERMITS,
+                                false,
+                                servers,
+                                r);
                     });
 
-            runKind(impls, results, List.of(
-                    new FamilyContenders.Ours(Kind.MULTI, uris, PER_NODE_TIMEOUT, LEASE),
-                    new FamilyContenders.Theirs(Flavor.MULTI_LOCK, uris, LEASE),
-                    new FamilyContenders.Theirs(Flavor.RED_LOCKS_IN_ORDER, uris, LEASE)), (c, r) -> {
+            runKind(
+                    impls,
+                    results,
+                    List.of(
+                            new FamilyContenders.Ours(Kind.MULTI, uris, PER_NODE_TIMEOUT, LEASE),
+                            new FamilyContenders.Theirs(Flavor.MULTI_LOCK, uris, LEASE),
+                            new FamilyContenders.Theirs(Flavor.RED_LOCKS_IN_ORDER, uris, LEASE)),
+                    (c, r) -> {
                         uncontended(c, "uncontended:multi", false, servers, r);
                         for (int t : THREADS) {
                             contended(c, contendedPhase("multi", t), t, 1, 1, true, servers, r);
@@ -210,7 +243,9 @@ public final class Family {
             labels.put(impl.id(), impl.label());
         }
         String md = markdown(machine, "The run took " + took.toSeconds() + " s.", labels, results)
-                + disturbance(labels, results, null) + leftovers(labels, results) + settings(impls)
+                + disturbance(labels, results, null)
+                + leftovers(labels, results)
+                + settings(impls)
                 + errors(labels, results);
         Files.createDirectories(out);
         Files.writeString(out.resolve("results.md"), md);
@@ -245,8 +280,8 @@ public final class Family {
     // ------------------------------------------------------------------------------------------------ phases
 
     /** One thread, one name: cycles of acquire ({@code wait 0}) and release. */
-    private static void uncontended(Contender c, String phase, boolean shared, List<RedisServer> servers,
-            Results results) throws Exception {
+    private static void uncontended(
+            Contender c, String phase, boolean shared, List<RedisServer> servers, Results results) throws Exception {
         System.err.printf("[family] %-30s %s%n", phase, c.label());
         Samples cycle = new Samples();
         Failures failures = new Failures();
@@ -272,8 +307,7 @@ public final class Family {
         results.put(id, phase, "cycles_per_s", cycle.size() / (elapsed / 1e9), "1/s", cycle.size());
         results.put(id, phase, "cycle_p50", cycle.percentile(0.5) / 1e3, "us", cycle.size());
         results.put(id, phase, "cycle_p99", cycle.percentile(0.99) / 1e3, "us", cycle.size());
-        results.put(id, phase, "errors", failures.errorCount() + failures.releaseErrorCount(), "count",
-                cycle.size());
+        results.put(id, phase, "errors", failures.errorCount() + failures.releaseErrorCount(), "count", cycle.size());
         results.note(id, phase, failures.summary());
         putLeftovers(servers, name, id, phase, results);
     }
@@ -282,8 +316,7 @@ public final class Family {
      * Counts the keys of the phase's lock left on the masters once every lease was released: {@code keys_kept}
      * without a TTL, {@code keys_expiring} with one.
      */
-    private static void putLeftovers(List<RedisServer> servers, String name, String id, String phase,
-            Results results) {
+    private static void putLeftovers(List<RedisServer> servers, String name, String id, String phase, Results results) {
         long kept = 0;
         long expiring = 0;
         List<String> seen = new ArrayList<>();
@@ -315,8 +348,16 @@ public final class Family {
      * @param limit how many exclusive holders may hold at once (the permits of a semaphore, 1 otherwise)
      * @param orderCheck whether to count grants to a thread that began waiting after another one still waiting
      */
-    private static void contended(Contender c, String phase, int threads, double writeShare, int limit,
-            boolean orderCheck, List<RedisServer> servers, Results results) throws InterruptedException {
+    private static void contended(
+            Contender c,
+            String phase,
+            int threads,
+            double writeShare,
+            int limit,
+            boolean orderCheck,
+            List<RedisServer> servers,
+            Results results)
+            throws InterruptedException {
         System.err.printf("[family] %-30s %s%n", phase, c.label());
         String name = c.id() + ":" + phase;
         AtomicBoolean measuring = new AtomicBoolean();
@@ -343,8 +384,7 @@ public final class Family {
             Samples readWait = readWaits.get(worker);
             Samples writeWait = writeWaits.get(worker);
             try (Contender.Handle write = c.open(name);
-                    Contender.Handle read = writeShare < 1
-                            ? ((FamilyContenders.Shared) c).openShared(name) : null) {
+                    Contender.Handle read = writeShare < 1 ? ((FamilyContenders.Shared) c).openShared(name) : null) {
                 ready.run();
                 SplittableRandom random = new SplittableRandom(worker);
                 while (!stop.get()) {
@@ -442,18 +482,22 @@ public final class Family {
         results.put(id, phase, "wait_p99", wait.percentile(0.99) / 1e6, "ms", wait.size());
         results.put(id, phase, "p99_over_mean", wait.percentile(0.99) / wait.mean(), "x", wait.size());
         if (writeShare < 1) {
-            results.put(id, phase, "writes_per_s", exclusiveSections.sum() / (wall / 1e9), "1/s",
-                    exclusiveSections.sum());
+            results.put(
+                    id, phase, "writes_per_s", exclusiveSections.sum() / (wall / 1e9), "1/s", exclusiveSections.sum());
             results.put(id, phase, "read_wait_p99", readWait.percentile(0.99) / 1e6, "ms", readWait.size());
             results.put(id, phase, "write_wait_p50", writeWait.percentile(0.5) / 1e6, "ms", writeWait.size());
             results.put(id, phase, "write_wait_p99", writeWait.percentile(0.99) / 1e6, "ms", writeWait.size());
         }
         if (orderCheck) {
-            results.put(id, phase, "overtaken_pct", done == 0 ? Double.NaN : 100.0 * overtaken.sum() / done, "%",
-                    done);
+            results.put(id, phase, "overtaken_pct", done == 0 ? Double.NaN : 100.0 * overtaken.sum() / done, "%", done);
         }
-        results.put(id, phase, "commands_per_op",
-                done == 0 ? Double.NaN : (double) (commandsAfter - commandsBefore) / done, "count", done);
+        results.put(
+                id,
+                phase,
+                "commands_per_op",
+                done == 0 ? Double.NaN : (double) (commandsAfter - commandsBefore) / done,
+                "count",
+                done);
         results.put(id, phase, "max_holders", maxHolders.get(), "count", done);
         results.put(id, phase, "violations", violations.sum(), "count", done);
         results.put(id, phase, "timed_out", timedOut.sum(), "count", timedOut.sum());
@@ -476,20 +520,38 @@ public final class Family {
 
     private static String markdown(Machine machine, String runLine, Map<String, String> labels, Results r) {
         StringBuilder md = new StringBuilder("# Lock family: ours over 5 masters, Redisson on 1\n\n")
-                .append(machine.markdown()).append(' ').append(runLine).append("\n\n")
+                .append(machine.markdown())
+                .append(' ')
+                .append(runLine)
+                .append("\n\n")
                 .append("Ours asks all 5 masters and needs a majority (3) of them for every grant; Redisson's "
                         + "objects (except the RedLock row) live on one master. `÷` is ours divided by Redisson: "
                         + "for cycles/s and acquisitions/s above x1 means ours is faster, for latencies and waits "
                         + "below x1 means ours is faster. `-` means not measured or no sample.\n\n");
 
         md.append("## Uncontended: one thread, one name\n\n")
-                .append("`wait 0`, lease 10 s; ").append(UNCONTENDED_WARMUP.toSeconds()).append(" s of warm-up "
-                        + "cycles, then ").append(UNCONTENDED_MEASURE.toSeconds())
+                .append("`wait 0`, lease 10 s; ")
+                .append(UNCONTENDED_WARMUP.toSeconds())
+                .append(" s of warm-up " + "cycles, then ")
+                .append(UNCONTENDED_MEASURE.toSeconds())
                 .append(" s of acquire+release cycles: their number per second, and the latency of one. Semaphore: ")
-                .append(FamilyContenders.PERMITS).append(" permits; multi-resource: ")
-                .append(FamilyContenders.RESOURCES).append(" resources.\n\n");
-        Report.table(md, new String[] {"kind", "Redisson counterpart", "ours cycles/s", "Redisson cycles/s", "÷",
-            "ours p50 µs", "Redisson p50 µs", "÷", "ours p99 µs", "Redisson p99 µs", "÷"});
+                .append(FamilyContenders.PERMITS)
+                .append(" permits; multi-resource: ")
+                .append(FamilyContenders.RESOURCES)
+                .append(" resources.\n\n");
+        Report.table(md, new String[] {
+            "kind",
+            "Redisson counterpart",
+            "ours cycles/s",
+            "Redisson cycles/s",
+            "÷",
+            "ours p50 µs",
+            "Redisson p50 µs",
+            "÷",
+            "ours p99 µs",
+            "Redisson p99 µs",
+            "÷"
+        });
         for (Pair p : UNCONTENDED) {
             double oc = r.get(p.ours(), p.phase(), "cycles_per_s");
             double tc = r.get(p.theirs(), p.phase(), "cycles_per_s");
@@ -497,30 +559,67 @@ public final class Family {
             double t50 = r.get(p.theirs(), p.phase(), "cycle_p50");
             double o99 = r.get(p.ours(), p.phase(), "cycle_p99");
             double t99 = r.get(p.theirs(), p.phase(), "cycle_p99");
-            Report.row(md, p.kind(), labelOf(labels, p.theirs()), Report.num(oc), Report.num(tc),
-                    Report.times(oc, tc), Report.num(o50), Report.num(t50), Report.times(o50, t50),
-                    Report.num(o99), Report.num(t99), Report.times(o99, t99));
+            Report.row(
+                    md,
+                    p.kind(),
+                    labelOf(labels, p.theirs()),
+                    Report.num(oc),
+                    Report.num(tc),
+                    Report.times(oc, tc),
+                    Report.num(o50),
+                    Report.num(t50),
+                    Report.times(o50, t50),
+                    Report.num(o99),
+                    Report.num(t99),
+                    Report.times(o99, t99));
         }
 
         md.append("\n## Contended: every thread on one name\n\n")
-                .append("Each thread: acquire (wait up to ").append(WAIT_MILLIS / 1000).append(" s, lease 10 s), "
-                        + "empty critical section, release; ").append(WARMUP.toSeconds()).append(" s warm-up, ")
-                .append(MEASURE.toSeconds()).append(" s measured. Read-write: each acquisition is a write with "
-                        + "probability ").append(Math.round(WRITE_SHARE * 100)).append("%, a read otherwise. "
+                .append("Each thread: acquire (wait up to ")
+                .append(WAIT_MILLIS / 1000)
+                .append(" s, lease 10 s), " + "empty critical section, release; ")
+                .append(WARMUP.toSeconds())
+                .append(" s warm-up, ")
+                .append(MEASURE.toSeconds())
+                .append(" s measured. Read-write: each acquisition is a write with " + "probability ")
+                .append(Math.round(WRITE_SHARE * 100))
+                .append("%, a read otherwise. "
                         + "Ops/s: acquisitions (critical sections) per second. Wait: from the acquire call to the "
                         + "grant, in ms.\n\n");
-        Report.table(md, new String[] {"kind", "threads", "Redisson counterpart", "ours ops/s", "Redisson ops/s",
-            "÷", "ours wait mean", "Redisson wait mean", "ours wait p99", "Redisson wait p99", "÷",
-            "ours p99/mean", "Redisson p99/mean"});
+        Report.table(md, new String[] {
+            "kind",
+            "threads",
+            "Redisson counterpart",
+            "ours ops/s",
+            "Redisson ops/s",
+            "÷",
+            "ours wait mean",
+            "Redisson wait mean",
+            "ours wait p99",
+            "Redisson wait p99",
+            "÷",
+            "ours p99/mean",
+            "Redisson p99/mean"
+        });
         for (Pair p : CONTENDED) {
             double oo = r.get(p.ours(), p.phase(), "ops_per_s");
             double to = r.get(p.theirs(), p.phase(), "ops_per_s");
             double o99 = r.get(p.ours(), p.phase(), "wait_p99");
             double t99 = r.get(p.theirs(), p.phase(), "wait_p99");
-            Report.row(md, p.kind(), Integer.toString(p.threads()), labelOf(labels, p.theirs()), Report.num(oo),
-                    Report.num(to), Report.times(oo, to), Report.num(r.get(p.ours(), p.phase(), "wait_mean")),
-                    Report.num(r.get(p.theirs(), p.phase(), "wait_mean")), Report.num(o99), Report.num(t99),
-                    Report.times(o99, t99), Report.num(r.get(p.ours(), p.phase(), "p99_over_mean")),
+            Report.row(
+                    md,
+                    p.kind(),
+                    Integer.toString(p.threads()),
+                    labelOf(labels, p.theirs()),
+                    Report.num(oo),
+                    Report.num(to),
+                    Report.times(oo, to),
+                    Report.num(r.get(p.ours(), p.phase(), "wait_mean")),
+                    Report.num(r.get(p.theirs(), p.phase(), "wait_mean")),
+                    Report.num(o99),
+                    Report.num(t99),
+                    Report.times(o99, t99),
+                    Report.num(r.get(p.ours(), p.phase(), "p99_over_mean")),
                     Report.num(r.get(p.theirs(), p.phase(), "p99_over_mean")));
         }
 
@@ -531,9 +630,24 @@ public final class Family {
                         + "acquisition; commands run inside scripts and other commands are not counted. Most "
                         + "holders: most exclusive holders (readers for a read) seen at once inside the JVM; "
                         + "violations: a grant beside a holder it excludes, seen inside the JVM.\n\n");
-        Report.table(md, new String[] {"kind", "threads", "implementation", "ops/s", "wait p50", "wait p99",
-            "writes/s", "write wait p50", "write wait p99", "read wait p99", "overtaken", "commands/op",
-            "most holders", "violations", "timed out", "errors"});
+        Report.table(md, new String[] {
+            "kind",
+            "threads",
+            "implementation",
+            "ops/s",
+            "wait p50",
+            "wait p99",
+            "writes/s",
+            "write wait p50",
+            "write wait p99",
+            "read wait p99",
+            "overtaken",
+            "commands/op",
+            "most holders",
+            "violations",
+            "timed out",
+            "errors"
+        });
         List<String> seen = new ArrayList<>();
         for (Pair p : CONTENDED) {
             for (String id : List.of(p.ours(), p.theirs())) {
@@ -543,14 +657,23 @@ public final class Family {
                 seen.add(id + p.phase());
                 String ph = p.phase();
                 double overtaken = r.get(id, ph, "overtaken_pct");
-                Report.row(md, p.kind(), Integer.toString(p.threads()), labelOf(labels, id),
-                        Report.num(r.get(id, ph, "ops_per_s")), Report.num(r.get(id, ph, "wait_p50")),
-                        Report.num(r.get(id, ph, "wait_p99")), Report.num(r.get(id, ph, "writes_per_s")),
-                        Report.num(r.get(id, ph, "write_wait_p50")), Report.num(r.get(id, ph, "write_wait_p99")),
+                Report.row(
+                        md,
+                        p.kind(),
+                        Integer.toString(p.threads()),
+                        labelOf(labels, id),
+                        Report.num(r.get(id, ph, "ops_per_s")),
+                        Report.num(r.get(id, ph, "wait_p50")),
+                        Report.num(r.get(id, ph, "wait_p99")),
+                        Report.num(r.get(id, ph, "writes_per_s")),
+                        Report.num(r.get(id, ph, "write_wait_p50")),
+                        Report.num(r.get(id, ph, "write_wait_p99")),
                         Report.num(r.get(id, ph, "read_wait_p99")),
                         Double.isNaN(overtaken) ? "-" : String.format(Locale.ROOT, "%.1f%%", overtaken),
-                        Report.num(r.get(id, ph, "commands_per_op")), count(r.get(id, ph, "max_holders")),
-                        count(r.get(id, ph, "violations")), count(r.get(id, ph, "timed_out")),
+                        Report.num(r.get(id, ph, "commands_per_op")),
+                        count(r.get(id, ph, "max_holders")),
+                        count(r.get(id, ph, "violations")),
+                        count(r.get(id, ph, "timed_out")),
                         count(r.get(id, ph, "errors")));
             }
         }
@@ -560,8 +683,13 @@ public final class Family {
     private static String settings(List<Report.Impl> impls) {
         StringBuilder md = new StringBuilder("\n## Settings\n\n");
         for (Report.Impl impl : impls) {
-            md.append("- **").append(impl.label()).append("** (`").append(impl.id()).append("`): ")
-                    .append(impl.settings()).append('\n');
+            md.append("- **")
+                    .append(impl.label())
+                    .append("** (`")
+                    .append(impl.id())
+                    .append("`): ")
+                    .append(impl.settings())
+                    .append('\n');
         }
         return md.toString();
     }
@@ -571,9 +699,13 @@ public final class Family {
         StringBuilder md = new StringBuilder("\n## Other load on the machine\n\n")
                 .append("CPU used by processes other than this JVM and its redis-servers, as a share of the whole "
                         + "machine, during each measurement (from /proc). Measurements with ")
-                .append(Report.num(DISTURBED_PERCENT)).append("% or more are listed")
-                .append(medianNotes == null ? "" : "; the medians leave out the runs in which a measurement was "
-                        + "disturbed, when at least one run of it was not")
+                .append(Report.num(DISTURBED_PERCENT))
+                .append("% or more are listed")
+                .append(
+                        medianNotes == null
+                                ? ""
+                                : "; the medians leave out the runs in which a measurement was "
+                                        + "disturbed, when at least one run of it was not")
                 .append(".\n\n");
         int listed = 0;
         for (Results.Row row : results.rows()) {
@@ -584,8 +716,13 @@ public final class Family {
             String note = medianNotes == null ? null : medianNotes.get(key);
             if (row.value() >= DISTURBED_PERCENT || note != null) {
                 listed++;
-                md.append("- ").append(labelOf(labels, row.impl())).append(", ").append(row.phase()).append(": ")
-                        .append(note != null ? note : Report.num(row.value()) + "%").append('\n');
+                md.append("- ")
+                        .append(labelOf(labels, row.impl()))
+                        .append(", ")
+                        .append(row.phase())
+                        .append(": ")
+                        .append(note != null ? note : Report.num(row.value()) + "%")
+                        .append('\n');
             }
         }
         if (listed == 0) {
@@ -614,9 +751,17 @@ public final class Family {
             if (kept > 0 || expiring > 0) {
                 listed++;
                 String example = results.note(row.impl(), row.phase() + " keys");
-                md.append("- ").append(labelOf(labels, row.impl())).append(", ").append(row.phase()).append(": ")
-                        .append(count(kept)).append(" kept, ").append(count(expiring)).append(" expiring")
-                        .append(example.isEmpty() ? "" : " (" + example + ")").append('\n');
+                md.append("- ")
+                        .append(labelOf(labels, row.impl()))
+                        .append(", ")
+                        .append(row.phase())
+                        .append(": ")
+                        .append(count(kept))
+                        .append(" kept, ")
+                        .append(count(expiring))
+                        .append(" expiring")
+                        .append(example.isEmpty() ? "" : " (" + example + ")")
+                        .append('\n');
             }
         }
         if (listed == 0) {
@@ -633,8 +778,13 @@ public final class Family {
             md.append("None.\n");
         }
         for (String[] note : notes) {
-            md.append("- ").append(labelOf(labels, note[0])).append(", ").append(note[1]).append(": ")
-                    .append(note[2].replace("|", "\\|")).append('\n');
+            md.append("- ")
+                    .append(labelOf(labels, note[0]))
+                    .append(", ")
+                    .append(note[1])
+                    .append(": ")
+                    .append(note[2].replace("|", "\\|"))
+                    .append('\n');
         }
         return md.toString();
     }
@@ -666,18 +816,32 @@ public final class Family {
     private static void chart(Path file, Results r) throws IOException {
         Set<String> seen = new HashSet<>();
         List<Pair> fewestThreads = CONTENDED.stream()
-                .filter(p -> p.threads() == THREADS[0] || p.threads() == SEMAPHORE_THREADS).toList();
-        Chart.write(file, "Lock family: ours over 5 masters (blue), Redisson (red)", List.of(
-                panel("Uncontended acquire+release cycles per second, one thread (higher is better)",
-                        "cycles per second", UNCONTENDED, "cycles_per_s", seen, r),
-                panel("Contended acquisitions per second, " + THREADS[0] + " threads (" + SEMAPHORE_THREADS
-                        + " for the semaphore) on one name (higher is better)", "acquisitions per second",
-                        fewestThreads, "ops_per_s", seen, r)));
+                .filter(p -> p.threads() == THREADS[0] || p.threads() == SEMAPHORE_THREADS)
+                .toList();
+        Chart.write(
+                file,
+                "Lock family: ours over 5 masters (blue), Redisson (red)",
+                List.of(
+                        panel(
+                                "Uncontended acquire+release cycles per second, one thread (higher is better)",
+                                "cycles per second",
+                                UNCONTENDED,
+                                "cycles_per_s",
+                                seen,
+                                r),
+                        panel(
+                                "Contended acquisitions per second, " + THREADS[0] + " threads (" + SEMAPHORE_THREADS
+                                        + " for the semaphore) on one name (higher is better)",
+                                "acquisitions per second",
+                                fewestThreads,
+                                "ops_per_s",
+                                seen,
+                                r)));
     }
 
     /** A panel of {@code metric} for both sides of each pair, leaving out the bars {@code seen} already has. */
-    private static Chart.Panel panel(String title, String yLabel, List<Pair> pairs, String metric, Set<String> seen,
-            Results r) {
+    private static Chart.Panel panel(
+            String title, String yLabel, List<Pair> pairs, String metric, Set<String> seen, Results r) {
         List<String> labels = new ArrayList<>();
         List<Chart.Group> groups = new ArrayList<>();
         List<Double> values = new ArrayList<>();
@@ -690,8 +854,12 @@ public final class Family {
                 }
             }
         }
-        return new Chart.Panel(title, yLabel, labels, groups, values.stream().mapToDouble(Double::doubleValue)
-                .toArray());
+        return new Chart.Panel(
+                title,
+                yLabel,
+                labels,
+                groups,
+                values.stream().mapToDouble(Double::doubleValue).toArray());
     }
 
     // ------------------------------------------------------------------------------------------------ medians
@@ -747,18 +915,29 @@ public final class Family {
                     }
                 }
             }
-            double[] v = used.stream().mapToDouble(i -> runs.get(i).get(key)).filter(d -> !Double.isNaN(d))
-                    .sorted().toArray();
-            double m = v.length == 0 ? Double.NaN
+            double[] v = used.stream()
+                    .mapToDouble(i -> runs.get(i).get(key))
+                    .filter(d -> !Double.isNaN(d))
+                    .sorted()
+                    .toArray();
+            double m = v.length == 0
+                    ? Double.NaN
                     : v.length % 2 == 1 ? v[v.length / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
             medians.put(k[0], k[1], k[2], m, k[3], v.length);
             if (k[2].equals("foreign_cpu") && clean.size() < runs.size()) {
-                notes.put(measurement, clean.isEmpty() ? "disturbed in every run; median of all " + used.size()
-                        : "median of the " + clean.size() + " undisturbed run(s) of " + runs.size());
+                notes.put(
+                        measurement,
+                        clean.isEmpty()
+                                ? "disturbed in every run; median of all " + used.size()
+                                : "median of the " + clean.size() + " undisturbed run(s) of " + runs.size());
             }
         });
-        System.out.println(markdown(Machine.describe(), "Medians of " + files.size() + " runs, metric by metric; "
-                + "ratios are those of the medians.", labels, medians) + disturbance(labels, medians, notes)
+        System.out.println(markdown(
+                        Machine.describe(),
+                        "Medians of " + files.size() + " runs, metric by metric; " + "ratios are those of the medians.",
+                        labels,
+                        medians)
+                + disturbance(labels, medians, notes)
                 + leftovers(labels, medians));
     }
 

@@ -25,12 +25,14 @@ final class FamilyContenders {
     /** Resources of every multi-resource lock. */
     static final int RESOURCES = 3;
 
-    private FamilyContenders() {
-    }
+    private FamilyContenders() {}
 
     /** The lock kinds. */
     enum Kind {
-        FAIR("fair lock"), READ_WRITE("read-write lock"), SEMAPHORE("semaphore"), MULTI("multi-resource lock");
+        FAIR("fair lock"),
+        READ_WRITE("read-write lock"),
+        SEMAPHORE("semaphore"),
+        MULTI("multi-resource lock");
 
         final String title;
 
@@ -127,8 +129,8 @@ final class FamilyContenders {
         public String settings() {
             String call = switch (kind) {
                 case FAIR -> "client.fairLock(name)";
-                case READ_WRITE -> "client.readWriteLock(name).readLock() / .writeLock() (readers preferred, "
-                        + "the default)";
+                case READ_WRITE ->
+                    "client.readWriteLock(name).readLock() / .writeLock() (readers preferred, " + "the default)";
                 case SEMAPHORE -> "client.semaphore(name, " + PERMITS + ")";
                 case MULTI -> "client.multiResourceLock(" + RESOURCES + " names)";
             };
@@ -217,32 +219,36 @@ final class FamilyContenders {
             return switch (flavor) {
                 case FAIR_LOCK -> "Redisson RFairLock (1 node)";
                 case READ_WRITE_LOCK -> "Redisson RReadWriteLock (1 node)";
-                case PERMIT_EXPIRABLE_SEMAPHORE -> "Redisson RPermitExpirableSemaphore, " + PERMITS
-                        + " permits (1 node)";
+                case PERMIT_EXPIRABLE_SEMAPHORE ->
+                    "Redisson RPermitExpirableSemaphore, " + PERMITS + " permits (1 node)";
                 case SEMAPHORE -> "Redisson RSemaphore, " + PERMITS + " permits (1 node)";
                 case MULTI_LOCK -> "Redisson getMultiLock, " + RESOURCES + " RLocks (1 node)";
-                case RED_LOCKS_IN_ORDER -> "Redisson " + RESOURCES + " RedissonRedLocks in order (" + nodes
-                        + " nodes)";
+                case RED_LOCKS_IN_ORDER -> "Redisson " + RESOURCES + " RedissonRedLocks in order (" + nodes + " nodes)";
             };
         }
 
         @Override
         public String settings() {
             String shape = switch (flavor) {
-                case FAIR_LOCK -> "client.getFairLock(name); tryLock(wait, " + leaseMillis + ", MILLISECONDS) then "
-                        + "unlock()";
-                case READ_WRITE_LOCK -> "client.getReadWriteLock(name).readLock() / .writeLock(); tryLock(wait, "
-                        + leaseMillis + ", MILLISECONDS) then unlock()";
-                case PERMIT_EXPIRABLE_SEMAPHORE -> "client.getPermitExpirableSemaphore(name), trySetPermits("
-                        + PERMITS + "); id = tryAcquire(wait, " + leaseMillis + ", MILLISECONDS) then release(id)";
-                case SEMAPHORE -> "client.getSemaphore(name), trySetPermits(" + PERMITS + "); tryAcquire(Duration wait)"
-                        + " then release() (no lease time: a permit is held until released)";
-                case MULTI_LOCK -> "client.getMultiLock(" + RESOURCES + " x client.getLock(resource)); tryLock(wait, "
-                        + leaseMillis + ", MILLISECONDS) then unlock()";
-                case RED_LOCKS_IN_ORDER -> RESOURCES + " x new RedissonRedLock(one getLock(resource) per client, "
-                        + "one client per node), in the resources' order: each tryLock(wait left, " + leaseMillis
-                        + ", MILLISECONDS), and on a refusal unlock() of those taken; then unlock() of each "
-                        + "(new RedissonMultiLock(those RedissonRedLocks) throws ClassCastException)";
+                case FAIR_LOCK ->
+                    "client.getFairLock(name); tryLock(wait, " + leaseMillis + ", MILLISECONDS) then " + "unlock()";
+                case READ_WRITE_LOCK ->
+                    "client.getReadWriteLock(name).readLock() / .writeLock(); tryLock(wait, " + leaseMillis
+                            + ", MILLISECONDS) then unlock()";
+                case PERMIT_EXPIRABLE_SEMAPHORE ->
+                    "client.getPermitExpirableSemaphore(name), trySetPermits(" + PERMITS + "); id = tryAcquire(wait, "
+                            + leaseMillis + ", MILLISECONDS) then release(id)";
+                case SEMAPHORE ->
+                    "client.getSemaphore(name), trySetPermits(" + PERMITS + "); tryAcquire(Duration wait)"
+                            + " then release() (no lease time: a permit is held until released)";
+                case MULTI_LOCK ->
+                    "client.getMultiLock(" + RESOURCES + " x client.getLock(resource)); tryLock(wait, " + leaseMillis
+                            + ", MILLISECONDS) then unlock()";
+                case RED_LOCKS_IN_ORDER ->
+                    RESOURCES + " x new RedissonRedLock(one getLock(resource) per client, "
+                            + "one client per node), in the resources' order: each tryLock(wait left, " + leaseMillis
+                            + ", MILLISECONDS), and on a refusal unlock() of those taken; then unlock() of each "
+                            + "(new RedissonMultiLock(those RedissonRedLocks) throws ClassCastException)";
             };
             return shape + "; " + RedissonContender.CLIENT_SETTINGS;
         }
@@ -258,12 +264,15 @@ final class FamilyContenders {
                 case READ_WRITE_LOCK -> lockHandle(client.getReadWriteLock(key).writeLock());
                 case PERMIT_EXPIRABLE_SEMAPHORE -> permitHandle(client.getPermitExpirableSemaphore(key));
                 case SEMAPHORE -> semaphoreHandle(client.getSemaphore(key));
-                case MULTI_LOCK -> lockHandle(client.getMultiLock(resources(key).stream().map(client::getLock)
-                        .toArray(RLock[]::new)));
-                case RED_LOCKS_IN_ORDER -> inOrderHandle(resources(key).stream()
-                        .map(resource -> (RLock) new RedissonRedLock(clients.stream().map(c -> c.getLock(resource))
-                                .toArray(RLock[]::new)))
-                        .toList());
+                case MULTI_LOCK ->
+                    lockHandle(client.getMultiLock(
+                            resources(key).stream().map(client::getLock).toArray(RLock[]::new)));
+                case RED_LOCKS_IN_ORDER ->
+                    inOrderHandle(resources(key).stream()
+                            .map(resource -> (RLock) new RedissonRedLock(clients.stream()
+                                    .map(c -> c.getLock(resource))
+                                    .toArray(RLock[]::new)))
+                            .toList());
             };
         }
 
@@ -272,7 +281,8 @@ final class FamilyContenders {
             if (flavor != Flavor.READ_WRITE_LOCK) {
                 throw new UnsupportedOperationException(flavor + " has no shared side");
             }
-            return lockHandle(clients.get(0).getReadWriteLock("redisson:" + lockName).readLock());
+            return lockHandle(
+                    clients.get(0).getReadWriteLock("redisson:" + lockName).readLock());
         }
 
         private Handle lockHandle(RLock lock) {

@@ -93,7 +93,8 @@ final class FloorContender implements Contender {
                 if (remaining <= 0) {
                     return false;
                 }
-                double factor = 1 + retryJitter * (2 * ThreadLocalRandom.current().nextDouble() - 1);
+                double factor =
+                        1 + retryJitter * (2 * ThreadLocalRandom.current().nextDouble() - 1);
                 LockSupport.parkNanos(Math.min(remaining, (long) (retryDelayNanos * factor)));
             }
         }

@@ -74,7 +74,8 @@ final class ForeignCpu {
         try {
             String stat = Files.readString(Path.of("/proc/" + pid + "/stat"));
             // The command name (field 2) may hold spaces; the fields after it follow its closing parenthesis.
-            List<String> f = List.of(stat.substring(stat.lastIndexOf(')') + 2).trim().split("\\s+"));
+            List<String> f =
+                    List.of(stat.substring(stat.lastIndexOf(')') + 2).trim().split("\\s+"));
             return Long.parseLong(f.get(11)) + Long.parseLong(f.get(12)); // utime and stime: fields 14 and 15
         } catch (IOException | RuntimeException e) {
             return 0;

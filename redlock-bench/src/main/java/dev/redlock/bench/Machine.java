@@ -8,8 +8,8 @@ import java.nio.file.Path;
 import java.util.Properties;
 
 /** The machine and the software versions a comparison ran on, for the report header. */
-record Machine(int cores, String cpu, String os, String jvm, String maxHeap, String redis, String redisson,
-        String jedis) {
+record Machine(
+        int cores, String cpu, String os, String jvm, String maxHeap, String redis, String redisson, String jedis) {
 
     static Machine describe() {
         Runtime rt = Runtime.getRuntime();
@@ -21,8 +21,15 @@ record Machine(int cores, String cpu, String os, String jvm, String maxHeap, Str
         String redis = explicitRedis != null && !explicitRedis.isBlank()
                 ? "redis-server from " + RedisBinary.ENV_VAR + "=" + explicitRedis
                 : "redis-server " + RedisBinary.VERSION + " (embedded-redis binary)";
-        return new Machine(rt.availableProcessors(), cpuModel(), os, jvm, (rt.maxMemory() >> 20) + " MiB", redis,
-                mavenVersion("org.redisson", "redisson"), mavenVersion("redis.clients", "jedis"));
+        return new Machine(
+                rt.availableProcessors(),
+                cpuModel(),
+                os,
+                jvm,
+                (rt.maxMemory() >> 20) + " MiB",
+                redis,
+                mavenVersion("org.redisson", "redisson"),
+                mavenVersion("redis.clients", "jedis"));
     }
 
     String markdown() {

@@ -34,8 +34,12 @@ final class OurContender implements Contender {
      * moments before the run, and would not count at first.
      */
     static RedlockClient newClient(List<String> uris, Duration perNodeTimeout, boolean releaseNotifications) {
-        return RedlockClient.create(RedlockConfig.builder().nodes(uris).perNodeTimeout(perNodeTimeout)
-                .restartQuarantine(false).releaseNotifications(releaseNotifications).build());
+        return RedlockClient.create(RedlockConfig.builder()
+                .nodes(uris)
+                .perNodeTimeout(perNodeTimeout)
+                .restartQuarantine(false)
+                .releaseNotifications(releaseNotifications)
+                .build());
     }
 
     @Override
@@ -52,8 +56,8 @@ final class OurContender implements Contender {
     @Override
     public String settings() {
         RedlockConfig c = client.config();
-        return "one RedlockClient over " + c.nodeNames().size() + " nodes; " + (policy == QuorumPolicy.MAJORITY
-                ? "client.redLock(name)" : "client.multiLock(name)")
+        return "one RedlockClient over " + c.nodeNames().size() + " nodes; "
+                + (policy == QuorumPolicy.MAJORITY ? "client.redLock(name)" : "client.multiLock(name)")
                 + "; lock.tryAcquire(wait, " + lease.toSeconds() + " s) then lease.release(); " + clientSettings(c);
     }
 

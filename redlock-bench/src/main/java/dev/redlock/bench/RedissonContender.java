@@ -18,7 +18,11 @@ import org.redisson.config.Config;
 final class RedissonContender implements Contender {
 
     /** Which Redisson lock to build. */
-    enum Kind { RED_LOCK, MULTI_LOCK, SINGLE }
+    enum Kind {
+        RED_LOCK,
+        MULTI_LOCK,
+        SINGLE
+    }
 
     /** Redisson's own response timeout, the counterpart of our per-node timeout. */
     static final int TIMEOUT_MILLIS = 50;

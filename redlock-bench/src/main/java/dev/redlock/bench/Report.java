@@ -9,8 +9,7 @@ import java.util.function.ToDoubleFunction;
 final class Report {
 
     /** An implementation as the report shows it. */
-    record Impl(String id, String label, String settings, boolean inFaultPhase) {
-    }
+    record Impl(String id, String label, String settings, boolean inFaultPhase) {}
 
     static final String FLOOR = "floor";
     static final String REDISSON_REDLOCK = "redisson-redlock";
@@ -30,37 +29,73 @@ final class Report {
     String markdown() {
         StringBuilder md = new StringBuilder();
         md.append("# Redlock comparison\n\n")
-                .append(machine.markdown()).append(" The run took ").append(took.toSeconds()).append(" s.\n\n")
+                .append(machine.markdown())
+                .append(" The run took ")
+                .append(took.toSeconds())
+                .append(" s.\n\n")
                 .append("Ratios: `xfloor` is the value divided by the floor's (raw Jedis on one node), `xR-RedLock` ")
                 .append("divided by Redisson RedissonRedLock's. For latency and CPU lower is better, for throughput ")
                 .append("higher is better. `-` means not measured or no sample.\n\n");
 
         md.append("## Single-thread latency (us)\n\n")
-                .append("One thread, one key, `wait 0`, lease 10 s; ").append(Compare.LATENCY_WARMUP_CYCLES)
-                .append(" warm-up cycles, then ").append(Compare.LATENCY_SAMPLES).append(" samples.\n\n");
-        table(md, new String[] {"implementation", "acquire p50", "acquire p99", "acquire p99.9",
-            "acq+rel p50", "acq+rel p99", "acq+rel p99.9", "acq+rel p50 xfloor", "acq+rel p50 xR-RedLock"});
+                .append("One thread, one key, `wait 0`, lease 10 s; ")
+                .append(Compare.LATENCY_WARMUP_CYCLES)
+                .append(" warm-up cycles, then ")
+                .append(Compare.LATENCY_SAMPLES)
+                .append(" samples.\n\n");
+        table(md, new String[] {
+            "implementation",
+            "acquire p50",
+            "acquire p99",
+            "acquire p99.9",
+            "acq+rel p50",
+            "acq+rel p99",
+            "acq+rel p99.9",
+            "acq+rel p50 xfloor",
+            "acq+rel p50 xR-RedLock"
+        });
         for (Impl impl : impls) {
             String id = impl.id();
-            row(md, impl.label(),
-                    num(get(id, "latency", "acquire_p50")), num(get(id, "latency", "acquire_p99")),
-                    num(get(id, "latency", "acquire_p999")), num(get(id, "latency", "cycle_p50")),
-                    num(get(id, "latency", "cycle_p99")), num(get(id, "latency", "cycle_p999")),
+            row(
+                    md,
+                    impl.label(),
+                    num(get(id, "latency", "acquire_p50")),
+                    num(get(id, "latency", "acquire_p99")),
+                    num(get(id, "latency", "acquire_p999")),
+                    num(get(id, "latency", "cycle_p50")),
+                    num(get(id, "latency", "cycle_p99")),
+                    num(get(id, "latency", "cycle_p999")),
                     ratio(id, FLOOR, r -> get(r, "latency", "cycle_p50")),
                     ratio(id, REDISSON_REDLOCK, r -> get(r, "latency", "cycle_p50")));
         }
 
         md.append("\n## Throughput (acquire+release cycles/s) and CPU\n\n")
-                .append("A distinct key per thread, `wait 0`; ").append(Compare.WARMUP.toSeconds())
-                .append(" s warm-up, ").append(Compare.MEASURE.toSeconds()).append(" s measured. CPU: JVM process ")
-                .append("CPU time (all threads, not redis-server) over the ").append(Compare.CPU_THREADS)
+                .append("A distinct key per thread, `wait 0`; ")
+                .append(Compare.WARMUP.toSeconds())
+                .append(" s warm-up, ")
+                .append(Compare.MEASURE.toSeconds())
+                .append(" s measured. CPU: JVM process ")
+                .append("CPU time (all threads, not redis-server) over the ")
+                .append(Compare.CPU_THREADS)
                 .append("-thread measurement, per completed cycle.\n\n");
-        table(md, new String[] {"implementation", "1 thread", "4 threads", "16 threads", "16 thr xfloor",
-            "16 thr xR-RedLock", "CPU us/cycle @16", "CPU xfloor", "CPU xR-RedLock"});
+        table(md, new String[] {
+            "implementation",
+            "1 thread",
+            "4 threads",
+            "16 threads",
+            "16 thr xfloor",
+            "16 thr xR-RedLock",
+            "CPU us/cycle @16",
+            "CPU xfloor",
+            "CPU xR-RedLock"
+        });
         for (Impl impl : impls) {
             String id = impl.id();
-            row(md, impl.label(),
-                    num(get(id, "throughput_1t", "cycles_per_s")), num(get(id, "throughput_4t", "cycles_per_s")),
+            row(
+                    md,
+                    impl.label(),
+                    num(get(id, "throughput_1t", "cycles_per_s")),
+                    num(get(id, "throughput_4t", "cycles_per_s")),
                     num(get(id, "throughput_16t", "cycles_per_s")),
                     ratio(id, FLOOR, r -> get(r, "throughput_16t", "cycles_per_s")),
                     ratio(id, REDISSON_REDLOCK, r -> get(r, "throughput_16t", "cycles_per_s")),
@@ -69,39 +104,73 @@ final class Report {
                     ratio(id, REDISSON_REDLOCK, r -> get(r, "throughput_16t", "cpu_us_per_cycle")));
         }
 
-        md.append("\n## Contended: ").append(Compare.CONTENDED_THREADS).append(" threads, one key\n\n")
-                .append("tryLock with a ").append(Compare.CONTENDED_WAIT_MILLIS / 1000).append(" s wait budget, ")
-                .append("empty critical section; ").append(Compare.WARMUP.toSeconds()).append(" s warm-up, ")
-                .append(Compare.MEASURE.toSeconds()).append(" s measured. A thread may take the lock again right ")
+        md.append("\n## Contended: ")
+                .append(Compare.CONTENDED_THREADS)
+                .append(" threads, one key\n\n")
+                .append("tryLock with a ")
+                .append(Compare.CONTENDED_WAIT_MILLIS / 1000)
+                .append(" s wait budget, ")
+                .append("empty critical section; ")
+                .append(Compare.WARMUP.toSeconds())
+                .append(" s warm-up, ")
+                .append(Compare.MEASURE.toSeconds())
+                .append(" s measured. A thread may take the lock again right ")
                 .append("after releasing it (barging); \"sections by a new holder\" is the share that went to another ")
                 .append("thread. Hand-off, over those only: from the holder's release call to the return of the next ")
                 .append("holder's acquire (System.nanoTime stamps).\n\n");
-        table(md, new String[] {"implementation", "critical sections/s", "xfloor", "xR-RedLock",
-            "sections by a new holder", "hand-off p50 (ms)", "hand-off p99 (ms)", "hand-off p50 xR-RedLock",
-            "timed-out tryLocks"});
+        table(md, new String[] {
+            "implementation",
+            "critical sections/s",
+            "xfloor",
+            "xR-RedLock",
+            "sections by a new holder",
+            "hand-off p50 (ms)",
+            "hand-off p99 (ms)",
+            "hand-off p50 xR-RedLock",
+            "timed-out tryLocks"
+        });
         for (Impl impl : impls) {
             String id = impl.id();
             double share = get(id, "contended", "new_holder_share");
-            row(md, impl.label(),
+            row(
+                    md,
+                    impl.label(),
                     num(get(id, "contended", "sections_per_s")),
                     ratio(id, FLOOR, r -> get(r, "contended", "sections_per_s")),
                     ratio(id, REDISSON_REDLOCK, r -> get(r, "contended", "sections_per_s")),
                     Double.isNaN(share) ? "-" : String.format(Locale.ROOT, "%.1f%%", share),
-                    num(get(id, "contended", "handoff_p50")), num(get(id, "contended", "handoff_p99")),
+                    num(get(id, "contended", "handoff_p50")),
+                    num(get(id, "contended", "handoff_p99")),
                     ratio(id, REDISSON_REDLOCK, r -> get(r, "contended", "handoff_p50")),
                     count(get(id, "contended", "timed_out")));
         }
 
         md.append("\n## One node of five healthy, stalled (SIGSTOP), then killed (SIGKILL)\n\n")
-                .append("Node ").append(Compare.FAULT_NODE + 1).append(" of ").append(Compare.NODES)
+                .append("Node ")
+                .append(Compare.FAULT_NODE + 1)
+                .append(" of ")
+                .append(Compare.NODES)
                 .append("; one thread acquiring (`wait 0`) and releasing for the whole window; ")
-                .append(Compare.FAULT_WARMUP.toSeconds()).append(" s warm-up, then ")
-                .append(Compare.FAULT_MEASURE.toSeconds()).append(" s. Latencies in ms; a failed attempt is one ")
+                .append(Compare.FAULT_WARMUP.toSeconds())
+                .append(" s warm-up, then ")
+                .append(Compare.FAULT_MEASURE.toSeconds())
+                .append(" s. Latencies in ms; a failed attempt is one ")
                 .append("that returned false or threw. Release latency includes releases that threw. ")
                 .append("`x healthy` compares with the same implementation's healthy row of this run.\n\n");
-        table(md, new String[] {"implementation", "node 5", "acquired / attempts", "cycles/s", "cycles/s x healthy",
-            "acquire p50", "acquire p99", "acquire p99 x healthy", "failed attempt p99", "release p50",
-            "release p99", "outcome"});
+        table(md, new String[] {
+            "implementation",
+            "node 5",
+            "acquired / attempts",
+            "cycles/s",
+            "cycles/s x healthy",
+            "acquire p50",
+            "acquire p99",
+            "acquire p99 x healthy",
+            "failed attempt p99",
+            "release p50",
+            "release p99",
+            "outcome"
+        });
         for (String state : Compare.FAULT_STATES) {
             for (Impl impl : impls) {
                 if (!impl.inFaultPhase()) {
@@ -110,21 +179,32 @@ final class Report {
                 String id = impl.id();
                 double attempts = get(id, state, "attempts");
                 double acquired = get(id, state, "acquired");
-                row(md, impl.label(), state, count(acquired) + " / " + count(attempts),
+                row(
+                        md,
+                        impl.label(),
+                        state,
+                        count(acquired) + " / " + count(attempts),
                         num(get(id, state, "cycles_per_s")),
                         times(get(id, state, "cycles_per_s"), get(id, "healthy", "cycles_per_s")),
-                        num(get(id, state, "acquire_p50")), num(get(id, state, "acquire_p99")),
+                        num(get(id, state, "acquire_p50")),
+                        num(get(id, state, "acquire_p99")),
                         times(get(id, state, "acquire_p99"), get(id, "healthy", "acquire_p99")),
                         num(get(id, state, "failed_acquire_p99")),
-                        num(get(id, state, "release_p50")), num(get(id, state, "release_p99")),
+                        num(get(id, state, "release_p50")),
+                        num(get(id, state, "release_p99")),
                         outcome(acquired, attempts, get(id, state, "errors")));
             }
         }
 
         md.append("\n## Settings\n\n");
         for (Impl impl : impls) {
-            md.append("- **").append(impl.label()).append("** (`").append(impl.id()).append("`): ")
-                    .append(impl.settings()).append('\n');
+            md.append("- **")
+                    .append(impl.label())
+                    .append("** (`")
+                    .append(impl.id())
+                    .append("`): ")
+                    .append(impl.settings())
+                    .append('\n');
         }
         md.append("- Lease 10 s everywhere (fixed, so neither our watchdog nor Redisson's runs); lock names are ")
                 .append("distinct per implementation and phase.\n");
@@ -135,8 +215,13 @@ final class Report {
             md.append("None.\n");
         }
         for (String[] note : notes) {
-            md.append("- ").append(labelOf(note[0])).append(", ").append(note[1]).append(": ")
-                    .append(note[2].replace("|", "\\|")).append('\n');
+            md.append("- ")
+                    .append(labelOf(note[0]))
+                    .append(", ")
+                    .append(note[1])
+                    .append(": ")
+                    .append(note[2].replace("|", "\\|"))
+                    .append('\n');
         }
         return md.toString();
     }
@@ -144,10 +229,20 @@ final class Report {
     String csv() {
         StringBuilder csv = new StringBuilder("implementation,label,phase,metric,value,unit,samples\n");
         for (Results.Row row : results.rows()) {
-            csv.append(row.impl()).append(',').append(quote(labelOf(row.impl()))).append(',').append(row.phase())
-                    .append(',').append(row.metric()).append(',')
+            csv.append(row.impl())
+                    .append(',')
+                    .append(quote(labelOf(row.impl())))
+                    .append(',')
+                    .append(row.phase())
+                    .append(',')
+                    .append(row.metric())
+                    .append(',')
                     .append(Double.isNaN(row.value()) ? "" : String.format(Locale.ROOT, "%.3f", row.value()))
-                    .append(',').append(row.unit()).append(',').append(row.samples()).append('\n');
+                    .append(',')
+                    .append(row.unit())
+                    .append(',')
+                    .append(row.samples())
+                    .append('\n');
         }
         return csv.toString();
     }
@@ -187,7 +282,11 @@ final class Report {
     }
 
     private String labelOf(String id) {
-        return impls.stream().filter(i -> i.id().equals(id)).map(Impl::label).findFirst().orElse(id);
+        return impls.stream()
+                .filter(i -> i.id().equals(id))
+                .map(Impl::label)
+                .findFirst()
+                .orElse(id);
     }
 
     static void table(StringBuilder md, String[] headers) {

@@ -9,8 +9,7 @@ import java.util.Map;
 final class Results {
 
     /** One measured value; {@code samples} is what it was computed from (cycles, latencies, attempts). */
-    record Row(String impl, String phase, String metric, double value, String unit, long samples) {
-    }
+    record Row(String impl, String phase, String metric, double value, String unit, long samples) {}
 
     private final List<Row> rows = new ArrayList<>();
     private final Map<String, String> notes = new LinkedHashMap<>();
@@ -22,7 +21,9 @@ final class Results {
     /** Returns the value, or NaN if it was not measured. */
     synchronized double get(String impl, String phase, String metric) {
         for (Row row : rows) {
-            if (row.impl().equals(impl) && row.phase().equals(phase) && row.metric().equals(metric)) {
+            if (row.impl().equals(impl)
+                    && row.phase().equals(phase)
+                    && row.metric().equals(metric)) {
                 return row.value();
             }
         }

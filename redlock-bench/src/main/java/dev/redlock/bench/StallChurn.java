@@ -29,8 +29,7 @@ import java.util.concurrent.atomic.LongAdder;
  */
 public final class StallChurn {
 
-    private StallChurn() {
-    }
+    private StallChurn() {}
 
     /**
      * Runs the churn once and prints one summary line per phase.
@@ -51,36 +50,41 @@ public final class StallChurn {
             takenByNode[i] = new LongAdder();
         }
         try (RedisNodes nodes = RedisNodes.start(5);
-                RedlockClient client = RedlockClient.create(RedlockConfig.builder().nodes(nodes.uris())
-                        .restartQuarantine(false).perNodeTimeout(Duration.ofMillis(50)).build())) {
+                RedlockClient client = RedlockClient.create(RedlockConfig.builder()
+                        .nodes(nodes.uris())
+                        .restartQuarantine(false)
+                        .perNodeTimeout(Duration.ofMillis(50))
+                        .build())) {
             long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
             List<Thread> workers = new ArrayList<>();
             for (int t = 0; t < threads; t++) {
                 QuorumLock lock = client.redLock("churn:" + t);
-                Thread w = new Thread(() -> {
-                    while (System.nanoTime() - end < 0) {
-                        try {
-                            AcquireResult r = lock.attempt(Duration.ZERO, Duration.ofSeconds(10));
-                            cycles.increment();
-                            List<NodeOutcome> answers = r.lastRound().nodes();
-                            for (int i = 0; i < answers.size(); i++) {
-                                if (answers.get(i).status() == NodeStatus.TAKEN) {
-                                    takenAnswers.increment();
-                                    takenByNode[i].increment();
+                Thread w = new Thread(
+                        () -> {
+                            while (System.nanoTime() - end < 0) {
+                                try {
+                                    AcquireResult r = lock.attempt(Duration.ZERO, Duration.ofSeconds(10));
+                                    cycles.increment();
+                                    List<NodeOutcome> answers = r.lastRound().nodes();
+                                    for (int i = 0; i < answers.size(); i++) {
+                                        if (answers.get(i).status() == NodeStatus.TAKEN) {
+                                            takenAnswers.increment();
+                                            takenByNode[i].increment();
+                                        }
+                                    }
+                                    if (r.acquired()) {
+                                        r.lease().ifPresent(Lease::release);
+                                    } else if (r.reason() == FailureReason.BUSY) {
+                                        busy.increment();
+                                    } else {
+                                        unavailable.increment();
+                                    }
+                                } catch (InterruptedException e) {
+                                    return;
                                 }
                             }
-                            if (r.acquired()) {
-                                r.lease().ifPresent(Lease::release);
-                            } else if (r.reason() == FailureReason.BUSY) {
-                                busy.increment();
-                            } else {
-                                unavailable.increment();
-                            }
-                        } catch (InterruptedException e) {
-                            return;
-                        }
-                    }
-                }, "churn-" + t);
+                        },
+                        "churn-" + t);
                 workers.add(w);
                 w.start();
             }
@@ -94,9 +98,17 @@ public final class StallChurn {
                 w.join();
             }
         }
-        System.out.println(String.format(Locale.ROOT, "churn: %d threads, %d s, node 5 paused %d s: %d attempts, "
-                + "%d busy (keys nobody else holds), %d not enough nodes, %d 'taken' answers for keys nobody held",
-                threads, seconds, pauseSeconds, cycles.sum(), busy.sum(), unavailable.sum(), takenAnswers.sum())
+        System.out.println(String.format(
+                        Locale.ROOT,
+                        "churn: %d threads, %d s, node 5 paused %d s: %d attempts, "
+                                + "%d busy (keys nobody else holds), %d not enough nodes, %d 'taken' answers for keys nobody held",
+                        threads,
+                        seconds,
+                        pauseSeconds,
+                        cycles.sum(),
+                        busy.sum(),
+                        unavailable.sum(),
+                        takenAnswers.sum())
                 + " (by node: " + java.util.Arrays.toString(takenByNode) + ")");
     }
 }

@@ -45,25 +45,27 @@ final class Workers {
         Workers workers = new Workers(count, failures);
         for (int i = 0; i < count; i++) {
             int index = i;
-            Thread thread = new Thread(() -> {
-                boolean[] counted = {false};
-                Runnable readyOnce = () -> {
-                    if (!counted[0]) {
-                        counted[0] = true;
-                        workers.ready.countDown();
-                    }
-                };
-                try {
-                    work.run(index, readyOnce);
-                } catch (InterruptedException e) {
-                    failures.error(e);
-                    Thread.currentThread().interrupt();
-                } catch (Exception e) {
-                    failures.error(e);
-                } finally {
-                    readyOnce.run();
-                }
-            }, name + "-" + i);
+            Thread thread = new Thread(
+                    () -> {
+                        boolean[] counted = {false};
+                        Runnable readyOnce = () -> {
+                            if (!counted[0]) {
+                                counted[0] = true;
+                                workers.ready.countDown();
+                            }
+                        };
+                        try {
+                            work.run(index, readyOnce);
+                        } catch (InterruptedException e) {
+                            failures.error(e);
+                            Thread.currentThread().interrupt();
+                        } catch (Exception e) {
+                            failures.error(e);
+                        } finally {
+                            readyOnce.run();
+                        }
+                    },
+                    name + "-" + i);
             thread.setDaemon(true); // a stuck worker must not keep the JVM (and the redis-servers) alive
             workers.threads.add(thread);
             thread.start();
@@ -74,8 +76,8 @@ final class Workers {
     /** Waits until every worker is ready (or failed), recording a failure if that takes more than 30 s. */
     void awaitReady() throws InterruptedException {
         if (!ready.await(READY_TIMEOUT.toSeconds(), TimeUnit.SECONDS)) {
-            failures.error(new IllegalStateException("workers did not open their handles within "
-                    + READY_TIMEOUT.toSeconds() + " s"));
+            failures.error(new IllegalStateException(
+                    "workers did not open their handles within " + READY_TIMEOUT.toSeconds() + " s"));
         }
     }
 
@@ -88,8 +90,8 @@ final class Workers {
         for (Thread thread : threads) {
             thread.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
             if (thread.isAlive()) {
-                failures.error(new IllegalStateException(thread.getName() + " did not stop within "
-                        + timeout.toSeconds() + " s; interrupted"));
+                failures.error(new IllegalStateException(
+                        thread.getName() + " did not stop within " + timeout.toSeconds() + " s; interrupted"));
                 thread.interrupt();
                 thread.join(TimeUnit.SECONDS.toMillis(5));
             }

@@ -32,8 +32,13 @@ class ChartTest {
         Results results = new Results();
         for (int i = 0; i < impls.size(); i++) {
             results.put(impls.get(i).id(), "latency", "cycle_p50", latency[i], "us", 2000);
-            results.put(impls.get(i).id(), "throughput_" + Compare.CPU_THREADS + "t", "cycles_per_s", throughput[i],
-                    "1/s", 1000);
+            results.put(
+                    impls.get(i).id(),
+                    "throughput_" + Compare.CPU_THREADS + "t",
+                    "cycles_per_s",
+                    throughput[i],
+                    "1/s",
+                    1000);
         }
         Path dir = Files.createDirectories(Path.of("target", "chart-test"));
         Path file = dir.resolve("compare-chart.png");

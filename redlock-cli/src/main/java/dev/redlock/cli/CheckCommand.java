@@ -16,28 +16,43 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /** {@code redlock check}: the topology report of the nodes, failing when the setup is unsafe for Redlock. */
-@Command(name = "check", mixinStandardHelpOptions = true, sortOptions = false,
-        description = {"Check that the nodes are safe for Redlock.", "", "Inspect the nodes for setups under which Redlock's guarantees do not hold: replicas, the same "
-                + "server configured twice, an eviction policy that can drop lock keys, persistence and identity "
-                + "(restart protection), scripts or commands the library needs but a node refuses, an even or too "
-                + "small number of nodes, and a lease too short for the per-node timeout.", ""},
+@Command(
+        name = "check",
+        mixinStandardHelpOptions = true,
+        sortOptions = false,
+        description = {
+            "Check that the nodes are safe for Redlock.",
+            "",
+            "Inspect the nodes for setups under which Redlock's guarantees do not hold: replicas, the same "
+                    + "server configured twice, an eviction policy that can drop lock keys, persistence and identity "
+                    + "(restart protection), scripts or commands the library needs but a node refuses, an even or too "
+                    + "small number of nodes, and a lease too short for the per-node timeout.",
+            ""
+        },
         exitCodeListHeading = "%nExit status:%n",
         exitCodeList = {
-                "0:nothing unsafe found (nodes that could not be checked are listed as notes)",
-                "1:something is unsafe (or, with --strict, a node could not be checked)",
-                "64:bad arguments"})
+            "0:nothing unsafe found (nodes that could not be checked are listed as notes)",
+            "1:something is unsafe (or, with --strict, a node could not be checked)",
+            "64:bad arguments"
+        })
 public final class CheckCommand implements Callable<Integer> {
 
     @Mixin
     NodeOptions nodes;
 
-    @Option(names = "--lease", paramLabel = "DURATION", converter = DurationConverter.class, defaultValue = "30s",
+    @Option(
+            names = "--lease",
+            paramLabel = "DURATION",
+            converter = DurationConverter.class,
+            defaultValue = "30s",
             description = "The lease time the applications use, checked against the per-node timeout "
                     + "(default: ${DEFAULT-VALUE}).")
     Duration lease;
 
-    @Option(names = "--strict", description = "Fail also when a node could not be checked (unreachable, or it "
-            + "refuses CONFIG or INFO).")
+    @Option(
+            names = "--strict",
+            description =
+                    "Fail also when a node could not be checked (unreachable, or it " + "refuses CONFIG or INFO).")
     boolean strict;
 
     @Option(names = "--json", description = "Print one JSON object instead of the text report.")
@@ -47,8 +62,7 @@ public final class CheckCommand implements Callable<Integer> {
     CommandLine.Model.CommandSpec spec;
 
     /** Creates the command; picocli fills it in. */
-    public CheckCommand() {
-    }
+    public CheckCommand() {}
 
     /**
      * Runs the topology check and prints the report.
@@ -63,8 +77,8 @@ public final class CheckCommand implements Callable<Integer> {
         try {
             config = nodes.configBuilder().leaseTime(lease).build();
         } catch (IllegalArgumentException e) {
-            throw new CommandLine.ParameterException(spec.commandLine(),
-                    "Invalid --lease " + lease.toMillis() + "ms: " + Secrets.mask(e.getMessage()));
+            throw new CommandLine.ParameterException(
+                    spec.commandLine(), "Invalid --lease " + lease.toMillis() + "ms: " + Secrets.mask(e.getMessage()));
         }
         TopologyReport report;
         try (RedlockClient client = RedlockClient.create(config)) {
@@ -89,13 +103,16 @@ public final class CheckCommand implements Callable<Integer> {
             doc.put("unchecked", unchecked);
             Json.println(out, doc);
         } else {
-            out.printf("checked %d nodes: %s%n", config.nodeNames().size(), String.join(", ",
-                    mask(config.nodeNames())));
+            out.printf(
+                    "checked %d nodes: %s%n", config.nodeNames().size(), String.join(", ", mask(config.nodeNames())));
             failures.forEach(f -> out.println("FAIL  " + f));
             warnings.forEach(w -> out.println("WARN  " + w));
             unchecked.forEach(u -> out.println("NOTE  " + u));
-            out.println(unsafe ? "UNSAFE: " + (failures.size() + warnings.size()
-                    + (strict ? unchecked.size() : 0)) + " finding(s)" : "OK: nothing unsafe found");
+            out.println(
+                    unsafe
+                            ? "UNSAFE: " + (failures.size() + warnings.size() + (strict ? unchecked.size() : 0))
+                                    + " finding(s)"
+                            : "OK: nothing unsafe found");
             out.flush();
         }
         return unsafe ? ExitCodes.FINDINGS : ExitCodes.OK;

@@ -16,8 +16,7 @@ public final class DurationConverter implements CommandLine.ITypeConverter<Durat
     private static final Pattern SIMPLE = Pattern.compile("(\\d+(?:\\.\\d+)?)(ms|s|m|h|d)");
 
     /** Creates the converter; picocli instantiates it. */
-    public DurationConverter() {
-    }
+    public DurationConverter() {}
 
     /**
      * Parses one duration.

@@ -32,24 +32,30 @@ import picocli.CommandLine.Parameters;
  * {@code redlock exec}: acquires a RedLock, runs a command while the watchdog keeps the lease alive, stops the command
  * if the lease is lost, and releases the lock when the command exits.
  */
-@Command(name = "exec", mixinStandardHelpOptions = true, sortOptions = false,
-        description = {"Run a command while holding a lock, like flock(1) across independent Redis masters.",
-                "",
-                "The command gets REDLOCK_NAME, REDLOCK_TOKEN (the lease's owner token) and, with --fenced, "
-                        + "REDLOCK_FENCING_TOKEN in its environment. The client's watchdog extends the lease every "
-                        + "third of --lease. If the lease is lost, the command and every process it started get "
-                        + "SIGTERM, then SIGKILL after --grace, and redlock exits 76. SIGINT or SIGTERM sent to "
-                        + "redlock are passed on the same way. The lock is released when the command exits.",
-                ""},
+@Command(
+        name = "exec",
+        mixinStandardHelpOptions = true,
+        sortOptions = false,
+        description = {
+            "Run a command while holding a lock, like flock(1) across independent Redis masters.",
+            "",
+            "The command gets REDLOCK_NAME, REDLOCK_TOKEN (the lease's owner token) and, with --fenced, "
+                    + "REDLOCK_FENCING_TOKEN in its environment. The client's watchdog extends the lease every "
+                    + "third of --lease. If the lease is lost, the command and every process it started get "
+                    + "SIGTERM, then SIGKILL after --grace, and redlock exits 76. SIGINT or SIGTERM sent to "
+                    + "redlock are passed on the same way. The lock is released when the command exits.",
+            ""
+        },
         exitCodeListHeading = "%nExit status:%n",
         exitCodeList = {
-                "N:the command's own status (128+N when ended by signal N)",
-                "64:bad arguments",
-                "69:not enough nodes reachable for a quorum (or for a fencing token)",
-                "75:the lock stayed busy for the whole --wait",
-                "76:the lease was lost while the command ran; the command was stopped",
-                "126:the command cannot be executed",
-                "127:the command was not found"})
+            "N:the command's own status (128+N when ended by signal N)",
+            "64:bad arguments",
+            "69:not enough nodes reachable for a quorum (or for a fencing token)",
+            "75:the lock stayed busy for the whole --wait",
+            "76:the lease was lost while the command ran; the command was stopped",
+            "126:the command cannot be executed",
+            "127:the command was not found"
+        })
 public final class ExecCommand implements Callable<Integer> {
 
     @Mixin
@@ -58,26 +64,42 @@ public final class ExecCommand implements Callable<Integer> {
     @Option(names = "--name", required = true, paramLabel = "NAME", description = "The lock's name.")
     String name;
 
-    @Option(names = "--wait", paramLabel = "DURATION", converter = DurationConverter.class, defaultValue = "10s",
+    @Option(
+            names = "--wait",
+            paramLabel = "DURATION",
+            converter = DurationConverter.class,
+            defaultValue = "10s",
             description = "How long to try for the lock before giving up with status 75; 0 tries once "
                     + "(default: ${DEFAULT-VALUE}).")
     Duration wait;
 
-    @Option(names = "--lease", paramLabel = "DURATION", converter = DurationConverter.class, defaultValue = "30s",
+    @Option(
+            names = "--lease",
+            paramLabel = "DURATION",
+            converter = DurationConverter.class,
+            defaultValue = "30s",
             description = "The TTL set on each node, extended by the watchdog every third of it while the command "
                     + "runs; it bounds how long a crashed redlock keeps the lock (default: ${DEFAULT-VALUE}).")
     Duration lease;
 
-    @Option(names = "--fenced", description = "Issue a fencing token (REDLOCK_FENCING_TOKEN), strictly greater than "
-            + "every earlier one of this lock.")
+    @Option(
+            names = "--fenced",
+            description = "Issue a fencing token (REDLOCK_FENCING_TOKEN), strictly greater than "
+                    + "every earlier one of this lock.")
     boolean fenced;
 
-    @Option(names = "--grace", paramLabel = "DURATION", converter = DurationConverter.class, defaultValue = "10s",
+    @Option(
+            names = "--grace",
+            paramLabel = "DURATION",
+            converter = DurationConverter.class,
+            defaultValue = "10s",
             description = "Time between SIGTERM and SIGKILL when the command must stop (default: ${DEFAULT-VALUE}).")
     Duration grace;
 
-    @Option(names = "--json", description = "Report redlock's own events as JSON lines on standard error "
-            + "(standard output belongs to the command).")
+    @Option(
+            names = "--json",
+            description = "Report redlock's own events as JSON lines on standard error "
+                    + "(standard output belongs to the command).")
     boolean json;
 
     @Parameters(arity = "1..*", paramLabel = "CMD", description = "The command and its arguments; put them after --.")
@@ -87,8 +109,7 @@ public final class ExecCommand implements Callable<Integer> {
     CommandLine.Model.CommandSpec spec;
 
     /** Creates the command; picocli fills it in. */
-    public ExecCommand() {
-    }
+    public ExecCommand() {}
 
     /**
      * Runs the command under the lock.
@@ -103,8 +124,8 @@ public final class ExecCommand implements Callable<Integer> {
         try {
             config = builder.leaseTime(lease).build();
         } catch (IllegalArgumentException e) {
-            throw new CommandLine.ParameterException(spec.commandLine(),
-                    "Invalid --lease " + lease.toMillis() + "ms: " + Secrets.mask(e.getMessage()));
+            throw new CommandLine.ParameterException(
+                    spec.commandLine(), "Invalid --lease " + lease.toMillis() + "ms: " + Secrets.mask(e.getMessage()));
         }
         if (name.isEmpty()) {
             throw new CommandLine.ParameterException(spec.commandLine(), "Invalid --name: must not be empty");
@@ -138,8 +159,8 @@ public final class ExecCommand implements Callable<Integer> {
         });
         private RedlockClient client;
         private Lease held;
-        private Process child;                 // guarded by this
-        private boolean stopping;              // guarded by this
+        private Process child; // guarded by this
+        private boolean stopping; // guarded by this
         private volatile boolean lost;
         private volatile boolean signalled;
         private volatile int status = -1;
@@ -154,8 +175,8 @@ public final class ExecCommand implements Callable<Integer> {
             try {
                 client = RedlockClient.create(config);
             } catch (IllegalArgumentException e) {
-                throw new CommandLine.ParameterException(spec.commandLine(), "Invalid --nodes: "
-                        + Secrets.mask(e.getMessage()));
+                throw new CommandLine.ParameterException(
+                        spec.commandLine(), "Invalid --nodes: " + Secrets.mask(e.getMessage()));
             }
             QuorumLock lock;
             try {
@@ -230,7 +251,8 @@ public final class ExecCommand implements Callable<Integer> {
         private int notAcquired(AcquireResult result) {
             FailureReason reason = result.reason();
             int code = reason == FailureReason.BUSY || reason == FailureReason.VALIDITY_EXHAUSTED
-                    ? ExitCodes.NOT_ACQUIRED : ExitCodes.NOT_ENOUGH_NODES;
+                    ? ExitCodes.NOT_ACQUIRED
+                    : ExitCodes.NOT_ENOUGH_NODES;
             Map<String, Object> e = new LinkedHashMap<>();
             e.put("name", name);
             e.put("reason", reason.name());
@@ -264,7 +286,8 @@ public final class ExecCommand implements Callable<Integer> {
             tree.add(child.toHandle());
             child.descendants().forEach(tree::add);
             tree.forEach(ProcessHandle::destroy);
-            java.util.concurrent.Future<?> unused = killer.schedule(this::killTree, grace.toNanos(), TimeUnit.NANOSECONDS);
+            java.util.concurrent.Future<?> unused =
+                    killer.schedule(this::killTree, grace.toNanos(), TimeUnit.NANOSECONDS);
         }
 
         private synchronized void killTree() {

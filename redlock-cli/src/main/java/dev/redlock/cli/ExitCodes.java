@@ -34,6 +34,5 @@ public final class ExitCodes {
     /** {@code exec}: the command was not found (as a shell reports it). */
     public static final int COMMAND_NOT_FOUND = 127;
 
-    private ExitCodes() {
-    }
+    private ExitCodes() {}
 }

@@ -11,8 +11,7 @@ public final class Json {
     /** The shared mapper; thread-safe once configured. */
     public static final ObjectMapper MAPPER = new ObjectMapper().disable(SerializationFeature.FAIL_ON_EMPTY_BEANS);
 
-    private Json() {
-    }
+    private Json() {}
 
     /**
      * Writes {@code value} as one line of JSON and flushes.

@@ -15,24 +15,35 @@ public final class NodeOptions {
     @Spec(Spec.Target.MIXEE)
     CommandSpec spec;
 
-    @Option(names = "--nodes", split = ",", paramLabel = "URI", defaultValue = "${env:REDLOCK_NODES}",
+    @Option(
+            names = "--nodes",
+            split = ",",
+            paramLabel = "URI",
+            defaultValue = "${env:REDLOCK_NODES}",
             description = "The independent Redis masters, comma-separated redis://[user:password@]host[:port][/db] "
                     + "or rediss:// URIs (default: $REDLOCK_NODES). Use an odd number, at least 3.")
     List<String> nodes;
 
-    @Option(names = "--node-timeout", paramLabel = "DURATION", converter = DurationConverter.class,
-            defaultValue = "250ms", description = "How long a round waits for any one node; a short-lived process "
+    @Option(
+            names = "--node-timeout",
+            paramLabel = "DURATION",
+            converter = DurationConverter.class,
+            defaultValue = "250ms",
+            description = "How long a round waits for any one node; a short-lived process "
                     + "opens its connections in the first round, so this is above the library's 50 ms "
                     + "(default: ${DEFAULT-VALUE}).")
     Duration nodeTimeout;
 
-    @Option(names = "--connect-timeout", paramLabel = "DURATION", converter = DurationConverter.class,
-            defaultValue = "1s", description = "TCP connect timeout per node (default: ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--connect-timeout",
+            paramLabel = "DURATION",
+            converter = DurationConverter.class,
+            defaultValue = "1s",
+            description = "TCP connect timeout per node (default: ${DEFAULT-VALUE}).")
     Duration connectTimeout;
 
     /** Creates the options; picocli fills them in. */
-    public NodeOptions() {
-    }
+    public NodeOptions() {}
 
     /**
      * Returns the node URIs given.
@@ -50,7 +61,8 @@ public final class NodeOptions {
             }
         }
         if (uris.isEmpty()) {
-            throw new CommandLine.ParameterException(spec.commandLine(),
+            throw new CommandLine.ParameterException(
+                    spec.commandLine(),
                     "Missing --nodes: give the Redis masters as --nodes redis://host1:6379,redis://host2:6379,... "
                             + "or set REDLOCK_NODES");
         }
@@ -68,11 +80,14 @@ public final class NodeOptions {
     public RedlockConfig.Builder configBuilder() {
         List<String> uris = uris();
         try {
-            return RedlockConfig.builder().nodes(uris).perNodeTimeout(nodeTimeout).connectTimeout(connectTimeout)
+            return RedlockConfig.builder()
+                    .nodes(uris)
+                    .perNodeTimeout(nodeTimeout)
+                    .connectTimeout(connectTimeout)
                     .checkTopology(false);
         } catch (IllegalArgumentException e) {
-            throw new CommandLine.ParameterException(spec.commandLine(),
-                    "Invalid --nodes or timeout: " + Secrets.mask(e.getMessage()));
+            throw new CommandLine.ParameterException(
+                    spec.commandLine(), "Invalid --nodes or timeout: " + Secrets.mask(e.getMessage()));
         }
     }
 }

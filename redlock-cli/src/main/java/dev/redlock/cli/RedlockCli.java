@@ -10,35 +10,43 @@ import picocli.CommandLine.Command;
  * {@code check} inspects the nodes' setup, and {@code chaos} runs a fault-injection scenario against local nodes. Every
  * command has {@code --help}; exit statuses are listed in {@link ExitCodes}.
  */
-@Command(name = "redlock", mixinStandardHelpOptions = true, versionProvider = RedlockCli.Version.class,
+@Command(
+        name = "redlock",
+        mixinStandardHelpOptions = true,
+        versionProvider = RedlockCli.Version.class,
         description = "Mutual exclusion across independent Redis masters (the Redlock algorithm) from the shell.",
-        subcommands = {ExecCommand.class, StatusCommand.class, CheckCommand.class, ChaosCommand.class,
-                CommandLine.HelpCommand.class},
+        subcommands = {
+            ExecCommand.class,
+            StatusCommand.class,
+            CheckCommand.class,
+            ChaosCommand.class,
+            CommandLine.HelpCommand.class
+        },
         exitCodeListHeading = "%nExit status:%n",
         exitCodeList = {
-                "0:success (exec: the command's own status passes through)",
-                "1:check: unsafe topology; chaos: a checker found a violation",
-                "64:bad arguments",
-                "69:not enough nodes reachable for a quorum",
-                "70:internal error",
-                "75:exec: lock not acquired within --wait",
-                "76:exec: lease lost while the command ran (the command was stopped)",
-                "126:exec: command cannot be executed",
-                "127:exec: command not found"})
+            "0:success (exec: the command's own status passes through)",
+            "1:check: unsafe topology; chaos: a checker found a violation",
+            "64:bad arguments",
+            "69:not enough nodes reachable for a quorum",
+            "70:internal error",
+            "75:exec: lock not acquired within --wait",
+            "76:exec: lease lost while the command ran (the command was stopped)",
+            "126:exec: command cannot be executed",
+            "127:exec: command not found"
+        })
 public final class RedlockCli implements Runnable {
 
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
     /** Creates the top-level command; picocli fills it in. */
-    public RedlockCli() {
-    }
+    public RedlockCli() {}
 
     /** Without a subcommand, prints the usage and fails as bad arguments. */
     @Override
     public void run() {
-        throw new CommandLine.ParameterException(spec.commandLine(),
-                "Missing command: use one of exec, status, check, chaos (see redlock --help)");
+        throw new CommandLine.ParameterException(
+                spec.commandLine(), "Missing command: use one of exec, status, check, chaos (see redlock --help)");
     }
 
     /**
@@ -85,13 +93,16 @@ public final class RedlockCli implements Runnable {
             // The commands report what matters themselves; the client's own log (every failed round, every fault a
             // chaos run injects on purpose) is there on request: REDLOCK_LOG=warn, info or debug.
             String level = System.getenv("REDLOCK_LOG");
-            System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", level == null || level.isBlank() ? "error"
-                    : level.trim());
+            System.setProperty(
+                    "org.slf4j.simpleLogger.defaultLogLevel",
+                    level == null || level.isBlank() ? "error" : level.trim());
         }
         System.setProperty("org.slf4j.simpleLogger.showDateTime", "true");
         System.setProperty("org.slf4j.simpleLogger.dateTimeFormat", "HH:mm:ss.SSS");
-        PrintWriter out = new PrintWriter(new java.io.OutputStreamWriter(System.out, java.nio.charset.Charset.defaultCharset()), true);
-        PrintWriter err = new PrintWriter(new java.io.OutputStreamWriter(System.err, java.nio.charset.Charset.defaultCharset()), true);
+        PrintWriter out = new PrintWriter(
+                new java.io.OutputStreamWriter(System.out, java.nio.charset.Charset.defaultCharset()), true);
+        PrintWriter err = new PrintWriter(
+                new java.io.OutputStreamWriter(System.err, java.nio.charset.Charset.defaultCharset()), true);
         int status = commandLine(out, err).execute(args);
         out.flush();
         err.flush();

@@ -9,8 +9,7 @@ public final class Secrets {
     /** The user-info part of a URI: {@code scheme://[user][:password]@}. */
     private static final Pattern USER_INFO = Pattern.compile("(?i)(rediss?://)([^@/\\s]*)@");
 
-    private Secrets() {
-    }
+    private Secrets() {}
 
     /**
      * Masks the password of every Redis URI in {@code text}: {@code redis://u:secret@h} becomes {@code redis://u:***@h}

@@ -18,15 +18,23 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /** {@code redlock status NAME}: who holds a lock, on which nodes, for how much longer. */
-@Command(name = "status", mixinStandardHelpOptions = true, sortOptions = false,
-        description = {"Show who holds a lock and for how much longer.", "",
-                "Prints the holder's token (first 8 characters), the remaining TTL on each node and the quorum view. "
-                        + "A snapshot for operators, stale as soon as it is printed.", ""},
+@Command(
+        name = "status",
+        mixinStandardHelpOptions = true,
+        sortOptions = false,
+        description = {
+            "Show who holds a lock and for how much longer.",
+            "",
+            "Prints the holder's token (first 8 characters), the remaining TTL on each node and the quorum view. "
+                    + "A snapshot for operators, stale as soon as it is printed.",
+            ""
+        },
         exitCodeListHeading = "%nExit status:%n",
         exitCodeList = {
-                "0:the nodes answered (locked or not: see the output)",
-                "64:bad arguments",
-                "69:too few nodes answered to know whether the lock is held"})
+            "0:the nodes answered (locked or not: see the output)",
+            "64:bad arguments",
+            "69:too few nodes answered to know whether the lock is held"
+        })
 public final class StatusCommand implements Callable<Integer> {
 
     @Mixin
@@ -42,8 +50,7 @@ public final class StatusCommand implements Callable<Integer> {
     CommandLine.Model.CommandSpec spec;
 
     /** Creates the command; picocli fills it in. */
-    public StatusCommand() {
-    }
+    public StatusCommand() {}
 
     /**
      * Reads the lock on every node and prints it.
@@ -72,7 +79,11 @@ public final class StatusCommand implements Callable<Integer> {
                 }
                 Map<String, Object> m = new LinkedHashMap<>();
                 m.put("node", Secrets.mask(o.node()));
-                m.put("status", o.status() == NodeStatus.TAKEN ? "held" : ok ? "free" : o.status().name());
+                m.put(
+                        "status",
+                        o.status() == NodeStatus.TAKEN
+                                ? "held"
+                                : ok ? "free" : o.status().name());
                 m.put("holder", info.holders().get(i).orElse(null));
                 m.put("ttlMs", o.holderTtl().map(d -> d.toMillis()).orElse(null));
                 o.error().ifPresent(e -> m.put("error", Secrets.mask(String.valueOf(e.getMessage()))));
@@ -98,19 +109,31 @@ public final class StatusCommand implements Callable<Integer> {
         }
     }
 
-    private void printTable(PrintWriter out, LockInfo info, List<Map<String, Object>> perNode, int quorum,
-            int answered, boolean known) {
+    private void printTable(
+            PrintWriter out,
+            LockInfo info,
+            List<Map<String, Object>> perNode,
+            int quorum,
+            int answered,
+            boolean known) {
         int total = perNode.size();
         if (info.locked()) {
-            out.printf("lock '%s': HELD by %s… on %d of %d nodes (quorum %d), at most %s left%n", name,
-                    info.holder().orElseThrow(), info.holdingNodes(), total, quorum,
+            out.printf(
+                    "lock '%s': HELD by %s… on %d of %d nodes (quorum %d), at most %s left%n",
+                    name,
+                    info.holder().orElseThrow(),
+                    info.holdingNodes(),
+                    total,
+                    quorum,
                     info.remaining().map(d -> d.toMillis() + " ms").orElse("an unknown time"));
         } else if (known) {
-            out.printf("lock '%s': FREE (no holder on a quorum of %d of %d nodes; most widespread on %d)%n", name,
-                    quorum, total, info.holdingNodes());
+            out.printf(
+                    "lock '%s': FREE (no holder on a quorum of %d of %d nodes; most widespread on %d)%n",
+                    name, quorum, total, info.holdingNodes());
         } else {
-            out.printf("lock '%s': UNKNOWN (only %d of %d nodes answered; a quorum is %d)%n", name, answered, total,
-                    quorum);
+            out.printf(
+                    "lock '%s': UNKNOWN (only %d of %d nodes answered; a quorum is %d)%n",
+                    name, answered, total, quorum);
         }
         int width = 4;
         for (Map<String, Object> m : perNode) {
@@ -123,7 +146,10 @@ public final class StatusCommand implements Callable<Integer> {
             if (m.containsKey("error")) {
                 status += " (" + m.get("error") + ")";
             }
-            out.printf("  %-" + width + "s  %-16s  %-9s  %s%n", m.get("node"), status,
+            out.printf(
+                    "  %-" + width + "s  %-16s  %-9s  %s%n",
+                    m.get("node"),
+                    status,
                     Optional.ofNullable(m.get("holder")).map(h -> h + "…").orElse("-"),
                     ttl == null ? "-" : ttl + " ms");
         }

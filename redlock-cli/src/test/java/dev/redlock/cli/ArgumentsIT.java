@@ -29,8 +29,8 @@ class ArgumentsIT {
 
     @Test
     void badArgumentsExitWith64AndNameTheOption() throws Exception {
-        Cli.Result duration = Cli.run("exec", "--nodes", "redis://127.0.0.1:1", "--name", "x", "--wait", "10q", "--",
-                "true");
+        Cli.Result duration =
+                Cli.run("exec", "--nodes", "redis://127.0.0.1:1", "--name", "x", "--wait", "10q", "--", "true");
         assertEquals(ExitCodes.USAGE, duration.exit(), duration::toString);
         assertTrue(duration.err().contains("--wait") && duration.err().contains("10q"), duration::toString);
 
@@ -44,17 +44,18 @@ class ArgumentsIT {
 
         Cli.Result scenario = Cli.run("chaos", "--scenario", "nope");
         assertEquals(ExitCodes.USAGE, scenario.exit(), scenario::toString);
-        assertTrue(scenario.err().contains("--scenario") && scenario.err().contains("kill-minority"),
-                scenario::toString);
+        assertTrue(
+                scenario.err().contains("--scenario") && scenario.err().contains("kill-minority"), scenario::toString);
 
-        Cli.Result lease = Cli.run("exec", "--nodes", "redis://127.0.0.1:1", "--name", "x", "--lease", "10ms", "--",
-                "true");
+        Cli.Result lease =
+                Cli.run("exec", "--nodes", "redis://127.0.0.1:1", "--name", "x", "--lease", "10ms", "--", "true");
         assertEquals(ExitCodes.USAGE, lease.exit(), lease::toString);
         assertTrue(lease.err().contains("--lease"), lease::toString);
 
-        Cli.Result missing = Cli.run("exec", "--nodes", "redis://127.0.0.1:1", "--name", "x", "--wait", "0s", "--",
-                "/no/such/command");
-        assertTrue(missing.exit() == ExitCodes.COMMAND_NOT_FOUND || missing.exit() == ExitCodes.NOT_ENOUGH_NODES,
+        Cli.Result missing = Cli.run(
+                "exec", "--nodes", "redis://127.0.0.1:1", "--name", "x", "--wait", "0s", "--", "/no/such/command");
+        assertTrue(
+                missing.exit() == ExitCodes.COMMAND_NOT_FOUND || missing.exit() == ExitCodes.NOT_ENOUGH_NODES,
                 missing::toString);
     }
 
@@ -67,7 +68,8 @@ class ArgumentsIT {
 
         try (RedisNodes nodes = RedisNodes.start(1)) {
             String uri = "redis://:" + secret + "@127.0.0.1:" + nodes.get(0).port();
-            for (String[] args : List.of(new String[] {"status", "--nodes", uri, "x", "--json"},
+            for (String[] args : List.of(
+                    new String[] {"status", "--nodes", uri, "x", "--json"},
                     new String[] {"check", "--nodes", uri, "--json"},
                     new String[] {"exec", "--nodes", uri, "--name", "x", "--wait", "0s", "--json", "--", "true"})) {
                 Cli.Result r = Cli.run(Duration.ofSeconds(30), Map.of("REDLOCK_LOG", "debug"), args);
@@ -91,7 +93,8 @@ class ArgumentsIT {
     void checkFindsTheSameServerTwice() throws Exception {
         try (RedisNodes nodes = RedisNodes.start(2)) {
             RedisServer a = nodes.get(0);
-            String list = a.uri() + ",redis://localhost:" + a.port() + "," + nodes.get(1).uri();
+            String list = a.uri() + ",redis://localhost:" + a.port() + ","
+                    + nodes.get(1).uri();
             Cli.Result r = Cli.run("check", "--nodes", list, "--json");
             assertEquals(ExitCodes.FINDINGS, r.exit(), r::toString);
             JsonNode doc = Cli.JSON.readTree(r.out());

@@ -20,8 +20,23 @@ class ChaosIT {
     @Test
     void fixedSeedRunWritesAReportWithATimeline() throws Exception {
         Path out = Cli.WORK.resolve("chaos-report");
-        Cli.Result r = Cli.run(Duration.ofSeconds(90), Map.of(), "chaos", "--scenario", "kill-minority", "--seed",
-                "7", "--duration", "5s", "--nodes", "3", "--clients", "3", "--out", out.toString(), "--json");
+        Cli.Result r = Cli.run(
+                Duration.ofSeconds(90),
+                Map.of(),
+                "chaos",
+                "--scenario",
+                "kill-minority",
+                "--seed",
+                "7",
+                "--duration",
+                "5s",
+                "--nodes",
+                "3",
+                "--clients",
+                "3",
+                "--out",
+                out.toString(),
+                "--json");
         assertEquals(0, r.exit(), r::toString);
         JsonNode doc = Cli.JSON.readTree(r.out());
         assertEquals("kill-minority", doc.get("scenario").asText());

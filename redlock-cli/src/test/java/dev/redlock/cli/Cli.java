@@ -54,28 +54,31 @@ final class Cli {
                 process.descendants().forEach(ProcessHandle::destroyForcibly);
                 process.destroyForcibly();
                 process.waitFor();
-                throw new AssertionError("redlock did not finish within " + timeout + ":\n"
-                        + Files.readString(out) + Files.readString(err));
+                throw new AssertionError("redlock did not finish within " + timeout + ":\n" + Files.readString(out)
+                        + Files.readString(err));
             }
-            return new Result(process.exitValue(), Files.readString(out, StandardCharsets.UTF_8),
+            return new Result(
+                    process.exitValue(),
+                    Files.readString(out, StandardCharsets.UTF_8),
                     Files.readString(err, StandardCharsets.UTF_8));
         }
     }
 
-    private Cli() {
-    }
+    private Cli() {}
 
     static Running start(Map<String, String> env, String... args) throws IOException {
         if (!Files.isRegularFile(JAR)) {
             throw new IllegalStateException(JAR + " is missing: the tests run the packaged jar (mvn verify)");
         }
         Files.createDirectories(WORK);
-        List<String> cmd = new ArrayList<>(List.of(javaBinary(), "-XX:TieredStopAtLevel=1", "-Xshare:auto", "-jar",
-                JAR.toString()));
+        List<String> cmd = new ArrayList<>(
+                List.of(javaBinary(), "-XX:TieredStopAtLevel=1", "-Xshare:auto", "-jar", JAR.toString()));
         cmd.addAll(List.of(args));
         Path out = Files.createTempFile(WORK, "out-", ".txt");
         Path err = Files.createTempFile(WORK, "err-", ".txt");
-        ProcessBuilder pb = new ProcessBuilder(cmd).redirectOutput(out.toFile()).redirectError(err.toFile())
+        ProcessBuilder pb = new ProcessBuilder(cmd)
+                .redirectOutput(out.toFile())
+                .redirectError(err.toFile())
                 .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
         pb.environment().remove("REDLOCK_NODES");
         pb.environment().putAll(env);
@@ -105,7 +108,8 @@ final class Cli {
      */
     static void awaitOlderThan(List<RedisServer> servers, Duration lease) {
         long needed = lease.toSeconds() + 2;
-        await().atMost(Duration.ofSeconds(needed + 10)).pollInterval(Duration.ofMillis(200))
+        await().atMost(Duration.ofSeconds(needed + 10))
+                .pollInterval(Duration.ofMillis(200))
                 .alias("nodes up for " + needed + " s")
                 .until(() -> servers.stream().allMatch(s -> uptimeSeconds(s) >= needed));
     }
@@ -114,7 +118,8 @@ final class Cli {
         try (var jedis = s.client()) {
             for (String line : jedis.info("server").split("\r?\n")) {
                 if (line.startsWith("uptime_in_seconds:")) {
-                    return Long.parseLong(line.substring("uptime_in_seconds:".length()).trim());
+                    return Long.parseLong(
+                            line.substring("uptime_in_seconds:".length()).trim());
                 }
             }
         }

@@ -58,9 +58,25 @@ class ExecIT {
                 loops.add(pool.submit(() -> {
                     List<Integer> exits = new ArrayList<>();
                     for (int i = 0; i < perLoop; i++) {
-                        exits.add(Cli.run(Duration.ofSeconds(60), Map.of(), "exec", "--nodes", uris, "--name",
-                                "counter", "--wait", "30s", "--lease", "2s", "--", "sh", "-c", script, "sh",
-                                counter.toString()).exit());
+                        exits.add(Cli.run(
+                                        Duration.ofSeconds(60),
+                                        Map.of(),
+                                        "exec",
+                                        "--nodes",
+                                        uris,
+                                        "--name",
+                                        "counter",
+                                        "--wait",
+                                        "30s",
+                                        "--lease",
+                                        "2s",
+                                        "--",
+                                        "sh",
+                                        "-c",
+                                        script,
+                                        "sh",
+                                        counter.toString())
+                                .exit());
                     }
                     return exits;
                 }));
@@ -77,8 +93,19 @@ class ExecIT {
     /** The child sees the lock's name, token and fencing token; its status is redlock's. */
     @Test
     void childGetsTheLeaseInItsEnvironmentAndItsStatusPassesThrough() throws Exception {
-        Cli.Result r = Cli.run(Duration.ofSeconds(30), Map.of("REDLOCK_NODES", uris), "exec", "--name", "env",
-                "--lease", "2s", "--fenced", "--json", "--", "sh", "-c",
+        Cli.Result r = Cli.run(
+                Duration.ofSeconds(30),
+                Map.of("REDLOCK_NODES", uris),
+                "exec",
+                "--name",
+                "env",
+                "--lease",
+                "2s",
+                "--fenced",
+                "--json",
+                "--",
+                "sh",
+                "-c",
                 "echo \"$REDLOCK_NAME ${#REDLOCK_TOKEN} $REDLOCK_FENCING_TOKEN\"; exit 3");
         assertEquals(3, r.exit(), r::toString);
         String[] seen = r.out().trim().split(" ");
@@ -98,9 +125,22 @@ class ExecIT {
         Files.deleteIfExists(started);
         Path release = Cli.WORK.resolve("busy-release");
         Files.deleteIfExists(release);
-        Cli.Running holder = Cli.start(Map.of(), "exec", "--nodes", uris, "--name", "busy", "--lease", "2s",
-                "--", "sh", "-c", "touch \"$1\"; while [ ! -e \"$2\" ]; do sleep 0.05; done", "sh",
-                started.toString(), release.toString());
+        Cli.Running holder = Cli.start(
+                Map.of(),
+                "exec",
+                "--nodes",
+                uris,
+                "--name",
+                "busy",
+                "--lease",
+                "2s",
+                "--",
+                "sh",
+                "-c",
+                "touch \"$1\"; while [ ! -e \"$2\" ]; do sleep 0.05; done",
+                "sh",
+                started.toString(),
+                release.toString());
         await().atMost(Duration.ofSeconds(30)).until(() -> Files.exists(started));
 
         Cli.Result status = Cli.run(Duration.ofSeconds(30), Map.of(), "status", "--nodes", uris, "busy", "--json");
@@ -112,8 +152,19 @@ class ExecIT {
         assertEquals(3, doc.get("nodes").size());
         assertTrue(doc.get("nodes").get(0).get("ttlMs").asLong() > 0, status::toString);
 
-        Cli.Result busy = Cli.run(Duration.ofSeconds(30), Map.of(), "exec", "--nodes", uris, "--name", "busy",
-                "--wait", "300ms", "--json", "--", "true");
+        Cli.Result busy = Cli.run(
+                Duration.ofSeconds(30),
+                Map.of(),
+                "exec",
+                "--nodes",
+                uris,
+                "--name",
+                "busy",
+                "--wait",
+                "300ms",
+                "--json",
+                "--",
+                "true");
         assertEquals(ExitCodes.NOT_ACQUIRED, busy.exit(), busy::toString);
         JsonNode event = busy.lastJsonEvent();
         assertEquals("not-acquired", event.get("event").asText());
@@ -133,9 +184,22 @@ class ExecIT {
         Path got = Cli.WORK.resolve("signal-got");
         Files.deleteIfExists(pid);
         Files.deleteIfExists(got);
-        Cli.Running run = Cli.start(Map.of(), "exec", "--nodes", uris, "--name", "signal", "--lease", "2s",
-                "--", "sh", "-c", "trap 'echo TERM > \"$2\"; exit 7' TERM; echo $$ > \"$1\"; "
-                        + "while :; do sleep 0.05; done", "sh", pid.toString(), got.toString());
+        Cli.Running run = Cli.start(
+                Map.of(),
+                "exec",
+                "--nodes",
+                uris,
+                "--name",
+                "signal",
+                "--lease",
+                "2s",
+                "--",
+                "sh",
+                "-c",
+                "trap 'echo TERM > \"$2\"; exit 7' TERM; echo $$ > \"$1\"; " + "while :; do sleep 0.05; done",
+                "sh",
+                pid.toString(),
+                got.toString());
         await().atMost(Duration.ofSeconds(30)).until(() -> !Cli.read(pid).isEmpty());
         run.process().destroy(); // SIGTERM
         Cli.Result r = run.await(Duration.ofSeconds(30));
@@ -154,9 +218,24 @@ class ExecIT {
             Cli.awaitOlderThan(own.servers(), LEASE);
             Path pid = Cli.WORK.resolve("lost-pid");
             Files.deleteIfExists(pid);
-            Cli.Running run = Cli.start(Map.of(), "exec", "--nodes", Cli.nodes(own.servers()), "--name", "lost",
-                    "--lease", "2s", "--grace", "1s", "--json", "--", "sh", "-c", "echo $$ > \"$1\"; exec sleep 120",
-                    "sh", pid.toString());
+            Cli.Running run = Cli.start(
+                    Map.of(),
+                    "exec",
+                    "--nodes",
+                    Cli.nodes(own.servers()),
+                    "--name",
+                    "lost",
+                    "--lease",
+                    "2s",
+                    "--grace",
+                    "1s",
+                    "--json",
+                    "--",
+                    "sh",
+                    "-c",
+                    "echo $$ > \"$1\"; exec sleep 120",
+                    "sh",
+                    pid.toString());
             await().atMost(Duration.ofSeconds(30)).until(() -> !Cli.read(pid).isEmpty());
             long childPid = Long.parseLong(Cli.read(pid));
             own.get(0).kill();
@@ -176,8 +255,18 @@ class ExecIT {
         try (RedisNodes gone = RedisNodes.start(3)) {
             dead.addAll(gone.servers());
         }
-        Cli.Result r = Cli.run(Duration.ofSeconds(30), Map.of(), "exec", "--nodes", Cli.nodes(dead), "--name", "x",
-                "--wait", "500ms", "--", "true");
+        Cli.Result r = Cli.run(
+                Duration.ofSeconds(30),
+                Map.of(),
+                "exec",
+                "--nodes",
+                Cli.nodes(dead),
+                "--name",
+                "x",
+                "--wait",
+                "500ms",
+                "--",
+                "true");
         assertEquals(ExitCodes.NOT_ENOUGH_NODES, r.exit(), r::toString);
         assertTrue(r.err().contains("NOT_ENOUGH_NODES"), r::toString);
     }

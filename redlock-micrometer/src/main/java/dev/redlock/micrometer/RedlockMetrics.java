@@ -97,10 +97,12 @@ public final class RedlockMetrics implements RedlockListener {
         Objects.requireNonNull(client, "client");
         Gauge.builder(ACTIVE, client, RedlockClient::activeLeases)
                 .description("Leases this client holds: acquired, neither released nor lost, still valid")
-                .tags(common).register(registry);
+                .tags(common)
+                .register(registry);
         Gauge.builder(WATCHED, client, RedlockClient::autoExtendedLeases)
                 .description("Leases the client's watchdog keeps extending")
-                .tags(common).register(registry);
+                .tags(common)
+                .register(registry);
         return this;
     }
 
@@ -109,8 +111,11 @@ public final class RedlockMetrics implements RedlockListener {
         String outcome = result.acquired() ? "acquired" : lower(result.reason().name());
         Timer.builder(ACQUIRE)
                 .description("Acquisitions, from the call to the result, including the rounds and waits between them")
-                .tags(common).tag("kind", lower(kind.name())).tag("outcome", outcome)
-                .register(registry).record(elapsed);
+                .tags(common)
+                .tag("kind", lower(kind.name()))
+                .tag("outcome", outcome)
+                .register(registry)
+                .record(elapsed);
     }
 
     @Override
@@ -118,21 +123,31 @@ public final class RedlockMetrics implements RedlockListener {
         for (NodeOutcome node : round.nodes()) {
             Counter.builder(NODE_OUTCOMES)
                     .description("Each node's answer in the acquire rounds")
-                    .tags(common).tag("node", node.node()).tag("status", lower(node.status().name()))
-                    .register(registry).increment();
+                    .tags(common)
+                    .tag("node", node.node())
+                    .tag("status", lower(node.status().name()))
+                    .register(registry)
+                    .increment();
         }
     }
 
     @Override
     public void extensionFailed(Lease lease, RoundOutcome round) {
-        Counter.builder(EXTENSIONS_FAILED).description("Extensions (the watchdog's or a caller's) that failed")
-                .tags(common).register(registry).increment();
+        Counter.builder(EXTENSIONS_FAILED)
+                .description("Extensions (the watchdog's or a caller's) that failed")
+                .tags(common)
+                .register(registry)
+                .increment();
     }
 
     @Override
     public void leaseLost(Lease lease, LockLostException cause) {
-        Counter.builder(LOST).description("Leases lost while held")
-                .tags(common).tag("reason", lower(cause.reason().name())).register(registry).increment();
+        Counter.builder(LOST)
+                .description("Leases lost while held")
+                .tags(common)
+                .tag("reason", lower(cause.reason().name()))
+                .register(registry)
+                .increment();
     }
 
     private static String lower(String name) {

@@ -23,7 +23,8 @@ class ReadmeExampleTest {
         List<String> uris = REDIS.uris();
 
         RedlockMetrics metrics = new RedlockMetrics(meterRegistry);
-        RedlockClient client = RedlockClient.create(RedlockConfig.builder().nodes(uris).listener(metrics).build());
+        RedlockClient client = RedlockClient.create(
+                RedlockConfig.builder().nodes(uris).listener(metrics).build());
         metrics.bindTo(client);
 
         try (client) {

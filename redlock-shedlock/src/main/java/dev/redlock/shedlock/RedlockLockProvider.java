@@ -149,13 +149,19 @@ public final class RedlockLockProvider implements ExtensibleLockProvider {
             result = client.redLock(name).attempt(Duration.ZERO, leaseTime);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new LockException("interrupted while acquiring ShedLock lock '" + lockConfiguration.getName()
-                    + "'; nothing is held", e);
+            throw new LockException(
+                    "interrupted while acquiring ShedLock lock '" + lockConfiguration.getName() + "'; nothing is held",
+                    e);
         }
         if (result.acquired()) {
-            LOG.debug("ShedLock lock '{}' acquired for at most {} ms on {}/{} nodes", lockConfiguration.getName(),
-                    leaseTime.toMillis(), result.lastRound().granted(), result.lastRound().nodes().size());
-            return Optional.of(new RedlockSimpleLock(this, lockConfiguration, result.lease().orElseThrow()));
+            LOG.debug(
+                    "ShedLock lock '{}' acquired for at most {} ms on {}/{} nodes",
+                    lockConfiguration.getName(),
+                    leaseTime.toMillis(),
+                    result.lastRound().granted(),
+                    result.lastRound().nodes().size());
+            return Optional.of(new RedlockSimpleLock(
+                    this, lockConfiguration, result.lease().orElseThrow()));
         }
         FailureReason reason = result.reason();
         if (reason == FailureReason.BUSY) {
@@ -163,9 +169,10 @@ public final class RedlockLockProvider implements ExtensibleLockProvider {
             return Optional.empty();
         }
         if (reason == FailureReason.NOT_ENOUGH_NODES) {
-            throw new LockException("ShedLock lock '" + lockConfiguration.getName() + "' not acquired: too few Redis "
-                    + "nodes reachable for a quorum, so the task must not run", new NotEnoughNodesException(
-                    result.lastRound()));
+            throw new LockException(
+                    "ShedLock lock '" + lockConfiguration.getName() + "' not acquired: too few Redis "
+                            + "nodes reachable for a quorum, so the task must not run",
+                    new NotEnoughNodesException(result.lastRound()));
         }
         throw new LockException("ShedLock lock '" + lockConfiguration.getName() + "' not acquired (" + reason + "): "
                 + result.lastRound());
@@ -214,14 +221,17 @@ public final class RedlockLockProvider implements ExtensibleLockProvider {
     }
 
     private static String describe(Duration d) {
-        return d.getNano() % 1_000_000 == 0 && d.compareTo(RedlockConfig.MAX_LEASE_TIME) <= 0 ? d.toMillis() + " ms"
+        return d.getNano() % 1_000_000 == 0 && d.compareTo(RedlockConfig.MAX_LEASE_TIME) <= 0
+                ? d.toMillis() + " ms"
                 : d.toString();
     }
 
     /** The smallest whole number of milliseconds that {@link RedlockConfig#checkLeaseTime} accepts. */
     static Duration minimumLeaseTime(RedlockConfig config) {
-        double needNanos = (config.perNodeTimeout().toNanos() + RedlockConfig.DRIFT_CONSTANT.toNanos()
-                + config.minValidity().toNanos()) / (1 - config.driftFactor());
+        double needNanos = (config.perNodeTimeout().toNanos()
+                        + RedlockConfig.DRIFT_CONSTANT.toNanos()
+                        + config.minValidity().toNanos())
+                / (1 - config.driftFactor());
         long millis = Math.max(1, (long) (needNanos / 1_000_000) - 1);
         // The configured lease time passed the same check when the configuration was built.
         long cap = (long) Math.ceil(config.leaseTime().toNanos() / 1e6);
@@ -233,8 +243,8 @@ public final class RedlockLockProvider implements ExtensibleLockProvider {
 
     private static boolean accepted(RedlockConfig config, Duration leaseTime) {
         try {
-            RedlockConfig.checkLeaseTime("lockAtMostFor", leaseTime, config.perNodeTimeout(), config.driftFactor(),
-                    config.minValidity());
+            RedlockConfig.checkLeaseTime(
+                    "lockAtMostFor", leaseTime, config.perNodeTimeout(), config.driftFactor(), config.minValidity());
             return true;
         } catch (IllegalArgumentException e) {
             return false;
@@ -268,8 +278,8 @@ public final class RedlockLockProvider implements ExtensibleLockProvider {
 
         private void claim() {
             if (!used.compareAndSet(false, true)) {
-                throw new IllegalStateException("Lock " + name() + " is not valid, it has already been unlocked or "
-                        + "extended");
+                throw new IllegalStateException(
+                        "Lock " + name() + " is not valid, it has already been unlocked or " + "extended");
             }
         }
 
@@ -291,14 +301,19 @@ public final class RedlockLockProvider implements ExtensibleLockProvider {
             boolean valid = lease.isValid();
             ReleaseResult result = lease.release();
             if (!valid) {
-                LOG.warn("ShedLock lock '{}' was unlocked after its lease ended: the task ran longer than "
-                        + "lockAtMostFor ({} ms), so another instance may have run it at the same time; release: {}",
+                LOG.warn(
+                        "ShedLock lock '{}' was unlocked after its lease ended: the task ran longer than "
+                                + "lockAtMostFor ({} ms), so another instance may have run it at the same time; release: {}",
                         name(),
-                        lockConfiguration.getLockAtMostFor().toMillis(), result);
+                        lockConfiguration.getLockAtMostFor().toMillis(),
+                        result);
             } else if (!provider.confirmed(result)) {
-                LOG.warn("ShedLock lock '{}': the release was not confirmed by a quorum of nodes, so the lock may stay "
-                        + "held until its keys expire, at the latest at {} (lockAtMostUntil); release: {}", name(),
-                        lockConfiguration.getLockAtMostUntil(), result);
+                LOG.warn(
+                        "ShedLock lock '{}': the release was not confirmed by a quorum of nodes, so the lock may stay "
+                                + "held until its keys expire, at the latest at {} (lockAtMostUntil); release: {}",
+                        name(),
+                        lockConfiguration.getLockAtMostUntil(),
+                        result);
             } else {
                 LOG.debug("ShedLock lock '{}' released: {}", name(), result);
             }
@@ -310,10 +325,15 @@ public final class RedlockLockProvider implements ExtensibleLockProvider {
             if (outcome.succeeded()) {
                 LOG.debug("ShedLock lock '{}' kept for {} ms more (lockAtLeastFor)", name(), keep.toMillis());
             } else {
-                LOG.warn("ShedLock lock '{}': could not cut its TTL to the {} ms of lockAtLeastFor left on a quorum "
-                        + "({}); nodes that did not apply it keep the lock until their keys expire, at the latest at "
-                        + "{} (lockAtMostUntil): {}", name(), keep.toMillis(), outcome.reason(),
-                        lockConfiguration.getLockAtMostUntil(), outcome);
+                LOG.warn(
+                        "ShedLock lock '{}': could not cut its TTL to the {} ms of lockAtLeastFor left on a quorum "
+                                + "({}); nodes that did not apply it keep the lock until their keys expire, at the latest at "
+                                + "{} (lockAtMostUntil): {}",
+                        name(),
+                        keep.toMillis(),
+                        outcome.reason(),
+                        lockConfiguration.getLockAtMostUntil(),
+                        outcome);
             }
         }
 
@@ -323,20 +343,31 @@ public final class RedlockLockProvider implements ExtensibleLockProvider {
          */
         private void releaseLater(Duration keep) {
             LOG.debug("ShedLock lock '{}' will be released in {} ms (lockAtLeastFor)", name(), keep.toMillis());
-            CompletableFuture.delayedExecutor(keep.toNanos(), TimeUnit.NANOSECONDS,
-                    provider.client.config().asyncExecutor()).execute(() -> {
+            CompletableFuture.delayedExecutor(
+                            keep.toNanos(),
+                            TimeUnit.NANOSECONDS,
+                            provider.client.config().asyncExecutor())
+                    .execute(() -> {
                         try {
-                            java.util.concurrent.CompletableFuture<?> unused = lease.releaseAsync().whenComplete((result, error) -> {
-                                if (error != null || !provider.confirmed(result)) {
-                                    LOG.warn("ShedLock lock '{}': the delayed release was not confirmed by a quorum "
-                                            + "of nodes, so the lock may stay held until its keys expire, at the "
-                                            + "latest at {} (lockAtMostUntil): {}", name(),
-                                            lockConfiguration.getLockAtMostUntil(), error != null ? error : result);
-                                }
-                            });
+                            java.util.concurrent.CompletableFuture<?> unused = lease.releaseAsync()
+                                    .whenComplete((result, error) -> {
+                                        if (error != null || !provider.confirmed(result)) {
+                                            LOG.warn(
+                                                    "ShedLock lock '{}': the delayed release was not confirmed by a quorum "
+                                                            + "of nodes, so the lock may stay held until its keys expire, at the "
+                                                            + "latest at {} (lockAtMostUntil): {}",
+                                                    name(),
+                                                    lockConfiguration.getLockAtMostUntil(),
+                                                    error != null ? error : result);
+                                        }
+                                    });
                         } catch (RuntimeException e) {
-                            LOG.warn("ShedLock lock '{}': the delayed release failed; its keys expire at the latest "
-                                    + "at {} (lockAtMostUntil)", name(), lockConfiguration.getLockAtMostUntil(), e);
+                            LOG.warn(
+                                    "ShedLock lock '{}': the delayed release failed; its keys expire at the latest "
+                                            + "at {} (lockAtMostUntil)",
+                                    name(),
+                                    lockConfiguration.getLockAtMostUntil(),
+                                    e);
                         }
                     });
         }
@@ -357,16 +388,21 @@ public final class RedlockLockProvider implements ExtensibleLockProvider {
                 return Optional.of(new RedlockSimpleLock(provider, newConfiguration, lease));
             }
             if (outcome.reason() == FailureReason.LEASE_EXPIRED) {
-                LOG.warn("ShedLock lock '{}' cannot be extended: its lease already ended (lockAtMostFor passed, or too "
-                        + "many nodes no longer hold it): {}", name(), outcome);
+                LOG.warn(
+                        "ShedLock lock '{}' cannot be extended: its lease already ended (lockAtMostFor passed, or too "
+                                + "many nodes no longer hold it): {}",
+                        name(),
+                        outcome);
                 return Optional.empty();
             }
             // Node failures: the extension was not confirmed, so this lock stays usable (unlock, or extend again).
             used.set(false);
             if (outcome.reason() == FailureReason.NOT_ENOUGH_NODES) {
-                throw new LockException("ShedLock lock '" + name() + "' not extended: too few Redis nodes reachable "
-                        + "for a quorum; count on it only until its previous lockAtMostUntil "
-                        + lockConfiguration.getLockAtMostUntil(), new NotEnoughNodesException(outcome));
+                throw new LockException(
+                        "ShedLock lock '" + name() + "' not extended: too few Redis nodes reachable "
+                                + "for a quorum; count on it only until its previous lockAtMostUntil "
+                                + lockConfiguration.getLockAtMostUntil(),
+                        new NotEnoughNodesException(outcome));
             }
             throw new LockException("ShedLock lock '" + name() + "' not extended (" + outcome.reason() + "); count on "
                     + "it only until its previous lockAtMostUntil " + lockConfiguration.getLockAtMostUntil() + ": "

@@ -19,8 +19,7 @@ final class Nodes {
     /** A RedLock's quorum over {@link #SIZE} nodes. */
     static final int QUORUM = SIZE / 2 + 1;
 
-    private Nodes() {
-    }
+    private Nodes() {}
 
     /**
      * Client settings for tests over nodes started moments ago: restart quarantine off (the library's own tests do
@@ -50,7 +49,9 @@ final class Nodes {
 
     /** The token held on a quorum of the nodes, if any: the lock's holder. */
     static Optional<String> quorumHolder(RedisNodesExtension redis, String key) {
-        return holders(redis, key).entrySet().stream().filter(e -> e.getValue() >= QUORUM).map(Map.Entry::getKey)
+        return holders(redis, key).entrySet().stream()
+                .filter(e -> e.getValue() >= QUORUM)
+                .map(Map.Entry::getKey)
                 .findFirst();
     }
 

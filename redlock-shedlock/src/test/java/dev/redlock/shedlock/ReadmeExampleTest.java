@@ -39,12 +39,16 @@ class ReadmeExampleTest {
 
     /** The README's plain ShedLock example. */
     static void nightlyReport(RedlockClient client, Runnable report) {
-        LockProvider lockProvider = new RedlockLockProvider(client);    // never closes the client
+        LockProvider lockProvider = new RedlockLockProvider(client); // never closes the client
         LockingTaskExecutor executor = new DefaultLockingTaskExecutor(lockProvider);
 
-        executor.executeWithLock(report, new LockConfiguration(ClockProvider.now(), "nightly-report",
-                Duration.ofMinutes(10),      // lockAtMostFor: the keys' TTL, should this instance die mid-run
-                Duration.ofSeconds(30)));    // lockAtLeastFor: other instances skip the job for 30 s at least
+        executor.executeWithLock(
+                report,
+                new LockConfiguration(
+                        ClockProvider.now(),
+                        "nightly-report",
+                        Duration.ofMinutes(10), // lockAtMostFor: the keys' TTL, should this instance die mid-run
+                        Duration.ofSeconds(30))); // lockAtLeastFor: other instances skip the job for 30 s at least
     }
 
     /** The README's Spring example. */
@@ -65,8 +69,10 @@ class ReadmeExampleTest {
     @Test
     void thePlainExampleRunsTheJobOnceAcrossInstancesAndKeepsItForLockAtLeastFor() {
         AtomicInteger runs = new AtomicInteger();
-        try (RedlockClient one = RedlockClient.create(Nodes.config(REDIS, Duration.ofMillis(500)).build());
-                RedlockClient two = RedlockClient.create(Nodes.config(REDIS, Duration.ofMillis(500)).build())) {
+        try (RedlockClient one = RedlockClient.create(
+                        Nodes.config(REDIS, Duration.ofMillis(500)).build());
+                RedlockClient two = RedlockClient.create(
+                        Nodes.config(REDIS, Duration.ofMillis(500)).build())) {
             nightlyReport(one, runs::incrementAndGet);
             nightlyReport(two, runs::incrementAndGet);
             nightlyReport(one, runs::incrementAndGet);
@@ -80,8 +86,9 @@ class ReadmeExampleTest {
     void theSpringExampleExposesTheProviderAndClosesTheClientWithTheContext() {
         RedlockClient client;
         try (AnnotationConfigApplicationContext context = new AnnotationConfigApplicationContext()) {
-            context.getEnvironment().getPropertySources().addFirst(new MapPropertySource("test",
-                    Map.of("redlock.nodes", String.join(",", REDIS.uris()))));
+            context.getEnvironment()
+                    .getPropertySources()
+                    .addFirst(new MapPropertySource("test", Map.of("redlock.nodes", String.join(",", REDIS.uris()))));
             context.register(SchedulerLockConfig.class);
             context.refresh();
 

@@ -44,8 +44,10 @@ class RedlockLockProviderContractTest extends AbstractExtensibleLockProviderInte
 
     @BeforeEach
     void startClient(TestInfo test) {
-        boolean shortLeases = SHORT_LEASE_TESTS.contains(test.getTestMethod().orElseThrow().getName());
-        client = RedlockClient.create(Nodes.config(REDIS, ofMillis(shortLeases ? 40 : 500)).build());
+        boolean shortLeases =
+                SHORT_LEASE_TESTS.contains(test.getTestMethod().orElseThrow().getName());
+        client = RedlockClient.create(
+                Nodes.config(REDIS, ofMillis(shortLeases ? 40 : 500)).build());
         provider = new RedlockLockProvider(client);
     }
 
@@ -68,7 +70,8 @@ class RedlockLockProviderContractTest extends AbstractExtensibleLockProviderInte
     @Override
     protected void assertUnlocked(String lockName) {
         String key = key(lockName);
-        assertTrue(Nodes.nodesWithKey(REDIS, key) <= Nodes.SIZE - Nodes.QUORUM,
+        assertTrue(
+                Nodes.nodesWithKey(REDIS, key) <= Nodes.SIZE - Nodes.QUORUM,
                 "key still on too many nodes: " + Nodes.holders(REDIS, key));
     }
 
@@ -92,7 +95,8 @@ class RedlockLockProviderContractTest extends AbstractExtensibleLockProviderInte
 
         Optional<SimpleLock> lock = provider.lock(lockConfig(LOCK_NAME1, provider.minimumLockAtMostFor(), ZERO));
         assertTrue(lock.isPresent());
-        await().atMost(ofSeconds(5)).pollInterval(ofMillis(5))
+        await().atMost(ofSeconds(5))
+                .pollInterval(ofMillis(5))
                 .until(() -> Nodes.nodesWithKey(REDIS, key(LOCK_NAME1)) == 0);
 
         assertTrue(lock.get().extend(ofSeconds(10), ZERO).isEmpty());

@@ -71,7 +71,7 @@ class RedlockLockProviderTest {
 
     /** An application instance: a client of its own and a provider over it. */
     private RedlockLockProvider instance() {
-        return new RedlockLockProvider(client(b -> { }));
+        return new RedlockLockProvider(client(b -> {}));
     }
 
     private static LockConfiguration config(String name, Duration lockAtMostFor, Duration lockAtLeastFor) {
@@ -84,10 +84,13 @@ class RedlockLockProviderTest {
      */
     private static SimpleLock awaitLock(RedlockLockProvider provider, LockConfiguration config, Duration atMost) {
         AtomicReference<SimpleLock> won = new AtomicReference<>();
-        await().atMost(atMost).pollInterval(ofMillis(10)).ignoreException(LockException.class).until(() -> {
-            provider.lock(config).ifPresent(won::set);
-            return won.get() != null;
-        });
+        await().atMost(atMost)
+                .pollInterval(ofMillis(10))
+                .ignoreException(LockException.class)
+                .until(() -> {
+                    provider.lock(config).ifPresent(won::set);
+                    return won.get() != null;
+                });
         return won.get();
     }
 
@@ -104,15 +107,19 @@ class RedlockLockProviderTest {
 
         assertTrue(b.lock(config("report", ofSeconds(30), ZERO)).isEmpty(), "another instance");
         assertTrue(a.lock(config("report", ofSeconds(30), ZERO)).isEmpty(), "the same instance: not reentrant");
-        assertTrue(b.lock(config("other-report", ofSeconds(30), ZERO)).map(l -> {
-            l.unlock();
-            return true;
-        }).orElse(false), "another name is another lock");
+        assertTrue(
+                b.lock(config("other-report", ofSeconds(30), ZERO))
+                        .map(l -> {
+                            l.unlock();
+                            return true;
+                        })
+                        .orElse(false),
+                "another name is another lock");
 
         held.unlock();
         assertTrue(Nodes.quorumHolder(REDIS, key).isEmpty());
-        SimpleLock next = b.lock(config("report", ofSeconds(30), ZERO)).orElseThrow(
-                () -> new AssertionError("unlock released at once"));
+        SimpleLock next = b.lock(config("report", ofSeconds(30), ZERO))
+                .orElseThrow(() -> new AssertionError("unlock released at once"));
         next.unlock();
     }
 
@@ -150,7 +157,8 @@ class RedlockLockProviderTest {
 
         String key = keyOf(a, "digest");
         List<Long> ttls = Nodes.ttlsMillis(REDIS, key);
-        assertTrue(ttls.size() >= Nodes.QUORUM && ttls.stream().allMatch(ttl -> ttl > 20_000),
+        assertTrue(
+                ttls.size() >= Nodes.QUORUM && ttls.stream().allMatch(ttl -> ttl > 20_000),
                 "keys left as they were until lockAtLeastUntil: " + ttls);
         assertTrue(b.lock(config("digest", ofSeconds(30), ZERO)).isEmpty(), "still held after unlock");
 
@@ -189,7 +197,9 @@ class RedlockLockProviderTest {
         assertThrows(IllegalStateException.class, first::unlock);
         assertThrows(IllegalStateException.class, () -> first.extend(ofSeconds(10), ZERO));
 
-        await().during(ofSeconds(1)).atMost(ofSeconds(3)).pollInterval(ofMillis(50))
+        await().during(ofSeconds(1))
+                .atMost(ofSeconds(3))
+                .pollInterval(ofMillis(50))
                 .until(() -> b.lock(config("sync", ofSeconds(30), ZERO)).isEmpty());
         assertTrue(ClockProvider.now().isAfter(config.getLockAtMostUntil()), "held past the first lockAtMostFor");
         List<Long> ttls = Nodes.ttlsMillis(REDIS, keyOf(a, "sync"));
@@ -244,8 +254,8 @@ class RedlockLockProviderTest {
                 running.countDown();
                 awaitUninterruptibly(hang);
             };
-            CompletableFuture<Void> hungJob = CompletableFuture.runAsync(() -> executorA.executeWithLock(job, first),
-                    jobThread);
+            CompletableFuture<Void> hungJob =
+                    CompletableFuture.runAsync(() -> executorA.executeWithLock(job, first), jobThread);
             assertTrue(running.await(10, TimeUnit.SECONDS));
             String holder = Nodes.quorumHolder(REDIS, key).orElseThrow();
 
@@ -266,15 +276,20 @@ class RedlockLockProviderTest {
             assertTrue(c.lock(config("nightly", lockAtMostFor, ZERO)).isEmpty());
             assertEquals(0, runsOfB.get(), "skipped while the job holds the lock on the survivors");
 
-            await().atMost(ofSeconds(10)).pollInterval(ofMillis(50)).ignoreException(LockException.class).until(() -> {
-                executorB.executeWithLock(jobOfB, config("nightly", lockAtMostFor, ZERO));
-                return runsOfB.get() == 1;
-            });
-            assertFalse(ranAt.get().isBefore(first.getLockAtMostUntil()), "ran again only after the job's lease, at "
-                    + ranAt.get() + ", lease until " + first.getLockAtMostUntil());
+            await().atMost(ofSeconds(10))
+                    .pollInterval(ofMillis(50))
+                    .ignoreException(LockException.class)
+                    .until(() -> {
+                        executorB.executeWithLock(jobOfB, config("nightly", lockAtMostFor, ZERO));
+                        return runsOfB.get() == 1;
+                    });
+            assertFalse(
+                    ranAt.get().isBefore(first.getLockAtMostUntil()),
+                    "ran again only after the job's lease, at " + ranAt.get() + ", lease until "
+                            + first.getLockAtMostUntil());
 
-            SimpleLock heldByC = c.lock(config("nightly", ofSeconds(30), ZERO)).orElseThrow(
-                    () -> new AssertionError("the survivors grant the lock again"));
+            SimpleLock heldByC = c.lock(config("nightly", ofSeconds(30), ZERO))
+                    .orElseThrow(() -> new AssertionError("the survivors grant the lock again"));
             String newHolder = Nodes.quorumHolder(REDIS, key).orElseThrow();
             hang.countDown();
             hungJob.get(10, TimeUnit.SECONDS); // its unlock comes after its lease: a WARN, and nothing deleted
@@ -298,8 +313,10 @@ class RedlockLockProviderTest {
         assertEquals(3, cause.lastRound().unavailable());
 
         AtomicInteger runs = new AtomicInteger();
-        assertThrows(LockException.class, () -> new DefaultLockingTaskExecutor(a).executeWithLock(
-                (Runnable) runs::incrementAndGet, config("ledger", ofSeconds(30), ZERO)));
+        assertThrows(
+                LockException.class,
+                () -> new DefaultLockingTaskExecutor(a)
+                        .executeWithLock((Runnable) runs::incrementAndGet, config("ledger", ofSeconds(30), ZERO)));
         assertEquals(0, runs.get());
     }
 
@@ -324,14 +341,17 @@ class RedlockLockProviderTest {
         RedlockLockProvider provider = new RedlockLockProvider(defaults);
         Duration minimum = provider.minimumLockAtMostFor();
         assertEquals(ofMillis(53), minimum, "50 ms per-node timeout, 1% + 2 ms drift");
-        assertThrows(IllegalArgumentException.class,
-                () -> defaults.redLock("probe").attempt(ZERO, minimum.minusMillis(1)), "the library's own limit");
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> defaults.redLock("probe").attempt(ZERO, minimum.minusMillis(1)),
+                "the library's own limit");
 
-        IllegalArgumentException tooShort = assertThrows(IllegalArgumentException.class,
-                () -> provider.lock(config("probe", minimum.minusMillis(1), ZERO)));
+        IllegalArgumentException tooShort = assertThrows(
+                IllegalArgumentException.class, () -> provider.lock(config("probe", minimum.minusMillis(1), ZERO)));
         assertTrue(tooShort.getMessage().contains("53 ms"), tooShort.getMessage());
-        assertThrows(IllegalArgumentException.class, () -> provider.lock(config("probe", ofDays(7).plusMillis(1),
-                ZERO)));
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> provider.lock(config("probe", ofDays(7).plusMillis(1), ZERO)));
 
         SimpleLock shortest = provider.lock(config("probe", minimum, ZERO)).orElseThrow();
         assertThrows(IllegalArgumentException.class, () -> shortest.extend(ofMillis(10), ZERO));
@@ -341,7 +361,7 @@ class RedlockLockProviderTest {
 
     @Test
     void shedLockNamesArePrefixedRedlockNames() throws Exception {
-        RedlockClient client = client(b -> { });
+        RedlockClient client = client(b -> {});
         RedlockLockProvider prefixed = new RedlockLockProvider(client);
         RedlockLockProvider bare = new RedlockLockProvider(client, "");
         assertEquals("shedlock:orders", prefixed.lockNameOf("orders"));
@@ -350,8 +370,8 @@ class RedlockLockProviderTest {
         SimpleLock held = prefixed.lock(config("orders", ofSeconds(30), ZERO)).orElseThrow();
         assertTrue(client.isLocked("shedlock:orders"));
         assertFalse(client.redLock("shedlock:orders").tryLock(), "the library sees the same lock");
-        SimpleLock other = bare.lock(config("orders", ofSeconds(30), ZERO)).orElseThrow(
-                () -> new AssertionError("another prefix is another lock"));
+        SimpleLock other = bare.lock(config("orders", ofSeconds(30), ZERO))
+                .orElseThrow(() -> new AssertionError("another prefix is another lock"));
         assertTrue(client.isLocked("orders"));
         other.unlock();
         held.unlock();
@@ -360,10 +380,12 @@ class RedlockLockProviderTest {
 
     @Test
     void theProviderNeverClosesItsClient() {
-        RedlockClient client = client(b -> { });
+        RedlockClient client = client(b -> {});
         RedlockLockProvider provider = new RedlockLockProvider(client);
         provider.lock(config("audit", ofSeconds(30), ZERO)).orElseThrow().unlock();
-        provider.lock(config("audit", ofSeconds(30), ofMillis(20))).orElseThrow().unlock();
+        provider.lock(config("audit", ofSeconds(30), ofMillis(20)))
+                .orElseThrow()
+                .unlock();
         assertFalse(client.isClosed());
 
         client.close();
@@ -388,8 +410,8 @@ class RedlockLockProviderTest {
             AtomicInteger acted = new AtomicInteger();
             AtomicInteger refused = new AtomicInteger();
             Runnable unlock = () -> act(start, held::unlock, acted, refused);
-            Runnable extend = () -> act(start, () -> held.extend(ofSeconds(30), ZERO).ifPresent(SimpleLock::unlock),
-                    acted, refused);
+            Runnable extend = () ->
+                    act(start, () -> held.extend(ofSeconds(30), ZERO).ifPresent(SimpleLock::unlock), acted, refused);
             CompletableFuture<Void> one = CompletableFuture.runAsync(unlock, threads);
             CompletableFuture<Void> two = CompletableFuture.runAsync(extend, threads);
             start.countDown();

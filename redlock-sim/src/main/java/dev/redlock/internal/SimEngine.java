@@ -23,8 +23,7 @@ import redis.clients.jedis.resps.ScanResult;
  */
 public final class SimEngine {
 
-    private SimEngine() {
-    }
+    private SimEngine() {}
 
     /** A quarantine whose new incarnation ids come from {@code random}. */
     public static Quarantine quarantine(RedlockConfig config, RandomGenerator random) {
@@ -36,9 +35,15 @@ public final class SimEngine {
      *
      * @param reachable for each server, whether the client reaches it now (up, not stopped, not cut off)
      */
-    public static QuorumEngine engine(RedlockConfig config, List<? extends NodeClient> nodes,
-            ScheduledExecutorService scheduler, Quarantine quarantine, RandomGenerator random, SimProcess client,
-            List<SimRedis> servers, List<BooleanSupplier> reachable) {
+    public static QuorumEngine engine(
+            RedlockConfig config,
+            List<? extends NodeClient> nodes,
+            ScheduledExecutorService scheduler,
+            Quarantine quarantine,
+            RandomGenerator random,
+            SimProcess client,
+            List<SimRedis> servers,
+            List<BooleanSupplier> reachable) {
         FencingRepair repair = new FencingRepair(config, quarantine, new FencingRepair.Transport() {
             private boolean closed;
 
@@ -83,8 +88,8 @@ public final class SimEngine {
 
     /** The few commands a repair pass uses, answered by a simulated server while it is reachable. */
     private static JedisCommands commands(SimRedis server, BooleanSupplier reachable) {
-        return (JedisCommands) Proxy.newProxyInstance(SimEngine.class.getClassLoader(),
-                new Class<?>[] {JedisCommands.class}, (proxy, method, args) -> {
+        return (JedisCommands) Proxy.newProxyInstance(
+                SimEngine.class.getClassLoader(), new Class<?>[] {JedisCommands.class}, (proxy, method, args) -> {
                     if (!reachable.getAsBoolean()) {
                         throw new JedisConnectionException(server.name() + " is not reachable");
                     }
@@ -98,7 +103,8 @@ public final class SimEngine {
                             case "hget":
                                 return server.command(List.of("HGET", (String) args[0], (String) args[1]));
                             case "scan":
-                                return new ScanResult<>(ScanParams.SCAN_POINTER_START,
+                                return new ScanResult<>(
+                                        ScanParams.SCAN_POINTER_START,
                                         server.scan(((ScanParams) args[1]).match(), (String) args[2]));
                             case "evalsha":
                             case "eval": {
@@ -108,8 +114,9 @@ public final class SimEngine {
                                 @SuppressWarnings("unchecked")
                                 List<String> argv = (List<String>) args[2];
                                 Object reply = server.eval(script.name(), script.source(), keys, argv);
-                                server.world().trace(server.name() + " runs a repair pass's " + script.name() + " "
-                                        + keys + " " + argv + " = " + reply);
+                                server.world()
+                                        .trace(server.name() + " runs a repair pass's " + script.name() + " " + keys
+                                                + " " + argv + " = " + reply);
                                 return reply;
                             }
                             default:

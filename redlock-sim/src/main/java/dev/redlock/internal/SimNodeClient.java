@@ -31,6 +31,7 @@ public final class SimNodeClient implements NodeClient {
         boolean broken;
         /** A message on this connection was lost: nothing more gets through (the path is dead). */
         boolean silent;
+
         long resetAt = Long.MAX_VALUE;
         long lastArrival;
         long lastReply;
@@ -75,8 +76,15 @@ public final class SimNodeClient implements NodeClient {
     private boolean closing;
     private boolean closed;
 
-    public SimNodeClient(String name, RedlockConfig config, Quarantine quarantine, SimProcess client, int clientIndex,
-            SimRedis server, int serverIndex, SimNetwork net) {
+    public SimNodeClient(
+            String name,
+            RedlockConfig config,
+            Quarantine quarantine,
+            SimProcess client,
+            int clientIndex,
+            SimRedis server,
+            int serverIndex,
+            SimNetwork net) {
         this.name = name;
         this.config = config;
         this.quarantine = quarantine;
@@ -112,8 +120,10 @@ public final class SimNodeClient implements NodeClient {
         }
         Conn c = conn;
         if ((c == null || c.broken) && now() - reconnectNotBefore < 0) {
-            guard.settle(op, NodeStatus.ERROR, new QuietException.NotConnected("not connected to " + name,
-                    guard.lastFailure()));
+            guard.settle(
+                    op,
+                    NodeStatus.ERROR,
+                    new QuietException.NotConnected("not connected to " + name, guard.lastFailure()));
             return;
         }
         outbox.add(op);
@@ -124,8 +134,11 @@ public final class SimNodeClient implements NodeClient {
             // Waits for the handshake, at most until its send-by time.
             client.afterClock(op.sendByNanos - now() + 1, () -> {
                 if (outbox.remove(op)) {
-                    guard.settle(op, NodeStatus.TIMEOUT, new QuietException.NotSent("not sent: " + op.kind + " to "
-                            + name + " was still waiting for a connection at its deadline"));
+                    guard.settle(
+                            op,
+                            NodeStatus.TIMEOUT,
+                            new QuietException.NotSent("not sent: " + op.kind + " to " + name
+                                    + " was still waiting for a connection at its deadline"));
                 }
             });
         }
@@ -140,8 +153,11 @@ public final class SimNodeClient implements NodeClient {
         NodeOp op;
         while ((op = outbox.poll()) != null) {
             if (now() - op.sendByNanos > 0) {
-                guard.settle(op, NodeStatus.TIMEOUT, new QuietException.NotSent("not sent: " + op.kind + " to "
-                        + name + " was still queued at its deadline"));
+                guard.settle(
+                        op,
+                        NodeStatus.TIMEOUT,
+                        new QuietException.NotSent(
+                                "not sent: " + op.kind + " to " + name + " was still queued at its deadline"));
                 continue;
             }
             guard.prepare(op, c.ident);
@@ -178,8 +194,11 @@ public final class SimNodeClient implements NodeClient {
         // Stall detection: the oldest unanswered command waited twice the per-node timeout.
         client.afterClock(2 * timeoutNanos + 1, () -> {
             if (!c.broken && c.awaiting.peek() == sent) {
-                fail(c, NodeStatus.TIMEOUT, new QuietException.NodeTimeout("no reply from " + name
-                        + " for twice the per-node timeout; connection dropped"));
+                fail(
+                        c,
+                        NodeStatus.TIMEOUT,
+                        new QuietException.NodeTimeout(
+                                "no reply from " + name + " for twice the per-node timeout; connection dropped"));
             }
         });
     }
@@ -234,17 +253,29 @@ public final class SimNodeClient implements NodeClient {
         LuaScript script = script(args[1]);
         int keys = Integer.parseInt(args[2]);
         List<String> all = Arrays.asList(args);
-        Object reply = server.eval(script.name(), script.source(), all.subList(3, 3 + keys),
-                all.subList(3 + keys, all.size()));
+        Object reply = server.eval(
+                script.name(), script.source(), all.subList(3, 3 + keys), all.subList(3 + keys, all.size()));
         if (listener != null) {
-            listener.ran(clientIndex, serverIndex, script.name(), all.subList(3, 3 + keys),
-                    all.subList(3 + keys, all.size()), reply);
+            listener.ran(
+                    clientIndex,
+                    serverIndex,
+                    script.name(),
+                    all.subList(3, 3 + keys),
+                    all.subList(3 + keys, all.size()),
+                    reply);
         }
         return wire(reply);
     }
 
-    private static final List<LuaScript> SCRIPTS = List.of(LuaScript.ACQUIRE, LuaScript.RELEASE, LuaScript.EXTEND,
-            LuaScript.FENCE, LuaScript.MARKER, LuaScript.REPAIR, LuaScript.INSPECT, LuaScript.FORCE);
+    private static final List<LuaScript> SCRIPTS = List.of(
+            LuaScript.ACQUIRE,
+            LuaScript.RELEASE,
+            LuaScript.EXTEND,
+            LuaScript.FENCE,
+            LuaScript.MARKER,
+            LuaScript.REPAIR,
+            LuaScript.INSPECT,
+            LuaScript.FORCE);
 
     /**
      * The library script an {@code EVALSHA} names by SHA-1 (or an {@code EVAL} by source): a simulated server has
@@ -297,11 +328,13 @@ public final class SimNodeClient implements NodeClient {
         }
         if (net.world().tracing()) {
             // A fenced acquire's counter read and a fence's candidate: what a fencing token is made of.
-            String fencing = op.kind == NodeOp.Kind.ACQUIRE_FENCED ? " (counter " + op.value + (op.counterValid ? ""
-                    : " not valid") + (op.intact ? "" : ", node not intact") + ")"
+            String fencing = op.kind == NodeOp.Kind.ACQUIRE_FENCED
+                    ? " (counter " + op.value + (op.counterValid ? "" : " not valid")
+                            + (op.intact ? "" : ", node not intact") + ")"
                     : op.kind == NodeOp.Kind.FENCE ? " (candidate " + op.candidate + ")" : "";
-            net.world().trace("c" + clientIndex + " <- " + name + " conn " + c.id + ": " + describe(op) + " = " + status
-                    + fencing);
+            net.world()
+                    .trace("c" + clientIndex + " <- " + name + " conn " + c.id + ": " + describe(op) + " = " + status
+                            + fencing);
         }
         guard.settle(op, status, null, c.ident);
         guard.answered();
@@ -321,8 +354,8 @@ public final class SimNodeClient implements NodeClient {
         request(c, () -> {
             String info = server.info();
             reply(c, () -> {
-                quarantine.learn(guard.identity(), c.ident, info,
-                        quarantine.trustPersistent() ? server.persistent() : null);
+                quarantine.learn(
+                        guard.identity(), c.ident, info, quarantine.trustPersistent() ? server.persistent() : null);
                 c.ready = true;
                 failures = 0;
                 guard.answered();
@@ -357,8 +390,9 @@ public final class SimNodeClient implements NodeClient {
             c.silent = true; // nothing reaches the client: stall detection finds out
             return;
         }
-        client.at(net.world().now() + net.delay(), () -> fail(c, NodeStatus.ERROR,
-                new java.io.IOException(name + ": connection reset by peer")));
+        client.at(
+                net.world().now() + net.delay(),
+                () -> fail(c, NodeStatus.ERROR, new java.io.IOException(name + ": connection reset by peer")));
     }
 
     private void fail(Conn c, NodeStatus status, Throwable cause) {

@@ -37,8 +37,7 @@ public final class FairOrderChecker {
     /** This checker's name in its results. */
     public static final String NAME = "fair-order";
 
-    private FairOrderChecker() {
-    }
+    private FairOrderChecker() {}
 
     /**
      * One acquisition of the fair lock.
@@ -52,8 +51,8 @@ public final class FairOrderChecker {
      *     -1 otherwise
      * @param ttlMillis the TTL it asked for
      */
-    public record Acquisition(int client, long order, long invoke, long complete, long roundStart, long grantedAt,
-            long ttlMillis) {
+    public record Acquisition(
+            int client, long order, long invoke, long complete, long roundStart, long grantedAt, long ttlMillis) {
 
         boolean granted() {
             return grantedAt >= 0;
@@ -70,8 +69,7 @@ public final class FairOrderChecker {
      * @param at world time the node ran it
      * @param granted whether the node granted the attempt (then the place lasts no longer than the TTL)
      */
-    public record Placement(int client, int node, long order, String waiter, long at, boolean granted) {
-    }
+    public record Placement(int client, int node, long order, String waiter, long at, boolean granted) {}
 
     /**
      * A node ran a release that took a waiter's place out of its queue.
@@ -80,8 +78,7 @@ public final class FairOrderChecker {
      * @param waiter the waiter id whose place went
      * @param at world time the node ran it
      */
-    public record Leave(int node, String waiter, long at) {
-    }
+    public record Leave(int node, String waiter, long at) {}
 
     /**
      * Checks every grant against every earlier-placed acquisition still waiting.
@@ -96,11 +93,19 @@ public final class FairOrderChecker {
      * @return VALID when no grant overtook a waiter placed on a quorum, INVALID naming both acquisitions otherwise
      */
     @SuppressWarnings("ReferenceEquality") // the same grant, not an equal one
-    public static CheckResult check(List<Acquisition> acquisitions, List<Placement> placements, List<Leave> leaves,
-            List<List<Long>> losses, double[] nodeRates, int quorum, long windowMillis) {
+    public static CheckResult check(
+            List<Acquisition> acquisitions,
+            List<Placement> placements,
+            List<Leave> leaves,
+            List<List<Long>> losses,
+            double[] nodeRates,
+            int quorum,
+            long windowMillis) {
         Map<String, List<Placement>> byAcquisition = new HashMap<>();
         for (Placement p : placements) {
-            byAcquisition.computeIfAbsent(p.client() + "/" + p.order(), k -> new ArrayList<>()).add(p);
+            byAcquisition
+                    .computeIfAbsent(p.client() + "/" + p.order(), k -> new ArrayList<>())
+                    .add(p);
         }
         Map<String, List<Leave>> leavesOf = new HashMap<>();
         for (Leave l : leaves) {
@@ -131,15 +136,35 @@ public final class FairOrderChecker {
                 int standingByWindow = 0;
                 StringBuilder where = new StringBuilder();
                 for (int n = 0; n < nodeRates.length; n++) {
-                    Placement since = standsThroughout(mine, n, b.roundStart(), b.grantedAt(), losses.get(n),
-                            leavesOf, nodeRates[n], windowMillis, a.ttlMillis());
+                    Placement since = standsThroughout(
+                            mine,
+                            n,
+                            b.roundStart(),
+                            b.grantedAt(),
+                            losses.get(n),
+                            leavesOf,
+                            nodeRates[n],
+                            windowMillis,
+                            a.ttlMillis());
                     if (since != null) {
                         standing++;
-                        where.append(where.length() == 0 ? "" : ", ").append("n").append(n).append(" since ")
+                        where.append(where.length() == 0 ? "" : ", ")
+                                .append("n")
+                                .append(n)
+                                .append(" since ")
                                 .append(ms(since.at()));
                     }
-                    if (standsThroughout(mine, n, b.roundStart(), b.grantedAt(), losses.get(n), leavesOf,
-                            nodeRates[n], windowMillis, windowMillis) != null) {
+                    if (standsThroughout(
+                                    mine,
+                                    n,
+                                    b.roundStart(),
+                                    b.grantedAt(),
+                                    losses.get(n),
+                                    leavesOf,
+                                    nodeRates[n],
+                                    windowMillis,
+                                    windowMillis)
+                            != null) {
                         standingByWindow++;
                     }
                 }
@@ -164,8 +189,7 @@ public final class FairOrderChecker {
                 + " while others waited; " + violations.size() + " overtook a waiter placed on a quorum, " + overtaken
                 + " overtook a waiter placed on fewer nodes (" + shortened + " of them only because a granted attempt "
                 + "had cut its place to its TTL)";
-        return violations.isEmpty() ? CheckResult.valid(NAME, summary)
-                : CheckResult.invalid(NAME, violations, summary);
+        return violations.isEmpty() ? CheckResult.valid(NAME, summary) : CheckResult.invalid(NAME, violations, summary);
     }
 
     /**
@@ -173,8 +197,16 @@ public final class FairOrderChecker {
      * {@code from} it stood since, or null. Each attempt the node ran resets the place's expiry (which a granted
      * attempt may shorten); a gap between an expiry and the next attempt, a data loss or a leave end it.
      */
-    private static Placement standsThroughout(List<Placement> mine, int n, long from, long to, List<Long> losses,
-            Map<String, List<Leave>> leavesOf, double rate, long windowMillis, long ttlMillis) {
+    private static Placement standsThroughout(
+            List<Placement> mine,
+            int n,
+            long from,
+            long to,
+            List<Long> losses,
+            Map<String, List<Leave>> leavesOf,
+            double rate,
+            long windowMillis,
+            long ttlMillis) {
         List<Placement> here = new ArrayList<>();
         for (Placement p : mine) {
             if (p.node() == n && p.at() <= to) {
@@ -195,7 +227,9 @@ public final class FairOrderChecker {
             long lasts = p.granted() ? Math.min(windowMillis, ttlMillis) : windowMillis;
             expires = p.at() + (long) ((lasts - 1) * 1_000_000L / rate);
         }
-        if (since == null || expires <= to || lostBetween(losses, since.at(), to)
+        if (since == null
+                || expires <= to
+                || lostBetween(losses, since.at(), to)
                 || leftBetween(leavesOf.getOrDefault(since.waiter(), List.of()), n, since.at(), to)) {
             return null;
         }
@@ -215,8 +249,9 @@ public final class FairOrderChecker {
         if (aWaiter == null || bWaiter == null) {
             return false;
         }
-        return Arrays.compareUnsigned(aWaiter.getBytes(StandardCharsets.UTF_8),
-                bWaiter.getBytes(StandardCharsets.UTF_8)) < 0;
+        return Arrays.compareUnsigned(
+                        aWaiter.getBytes(StandardCharsets.UTF_8), bWaiter.getBytes(StandardCharsets.UTF_8))
+                < 0;
     }
 
     private static boolean lostBetween(List<Long> losses, long from, long to) {

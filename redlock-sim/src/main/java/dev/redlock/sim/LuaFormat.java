@@ -17,8 +17,7 @@ final class LuaFormat {
 
     private static final String FLAGS = "-+ #0";
 
-    private LuaFormat() {
-    }
+    private LuaFormat() {}
 
     /** {@code string.format(fmt, ...)}. */
     static LuaValue format(Varargs args) {
@@ -97,8 +96,8 @@ final class LuaFormat {
                     if (precision < 0 && s.length() >= 100) {
                         out.append(s); // as Lua: too long to format, kept whole
                     } else {
-                        out.append(spec.pad(precision >= 0 && precision < s.length() ? s.substring(0, precision) : s,
-                                false));
+                        out.append(spec.pad(
+                                precision >= 0 && precision < s.length() ? s.substring(0, precision) : s, false));
                     }
                     break;
                 }
@@ -198,7 +197,8 @@ final class LuaFormat {
             default: {
                 int p = precision == 0 ? 1 : precision;
                 int exponent = x.signum() == 0 ? 0 : exponent(x.round(new MathContext(p, RoundingMode.HALF_EVEN)));
-                body = exponent < p && exponent >= -4 ? fixed(x, p - 1 - exponent, spec.has('#'))
+                body = exponent < p && exponent >= -4
+                        ? fixed(x, p - 1 - exponent, spec.has('#'))
                         : scientific(x, p - 1, spec.has('#'), upper);
                 if (!spec.has('#')) {
                     body = trimZeros(body);
@@ -227,7 +227,8 @@ final class LuaFormat {
             BigDecimal r = x.round(new MathContext(decimals + 1, RoundingMode.HALF_EVEN));
             exponent = exponent(r);
             digits = r.unscaledValue().toString();
-            digits = digits.length() > decimals + 1 ? digits.substring(0, decimals + 1)
+            digits = digits.length() > decimals + 1
+                    ? digits.substring(0, decimals + 1)
                     : digits + "0".repeat(decimals + 1 - digits.length());
         }
         StringBuilder b = new StringBuilder().append(digits.charAt(0));

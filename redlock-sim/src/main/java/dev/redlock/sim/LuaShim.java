@@ -41,8 +41,10 @@ final class LuaShim {
      * each one (UTF-8 both ways) is a good part of a call's cost. Cleared when it grows, so a long run stays small.
      */
     private final Map<String, LuaString> toLuaStrings = new HashMap<>();
+
     @SuppressWarnings("IdentityHashMapUsage") // keyed by LuaJ's interned strings themselves, on purpose
     private final Map<LuaString, String> fromLuaStrings = new java.util.IdentityHashMap<>();
+
     private SimRedis server;
 
     private LuaShim() {
@@ -140,8 +142,10 @@ final class LuaShim {
             return fromLua(chunk.call());
         } catch (LuaError e) {
             String m = String.valueOf(e.getMessage());
-            throw new SimRedis.ErrorReply(m.startsWith("ERR") || m.contains(" ERR ") || m.contains("WRONGTYPE")
-                    ? m : "ERR Error running script: " + m);
+            throw new SimRedis.ErrorReply(
+                    m.startsWith("ERR") || m.contains(" ERR ") || m.contains("WRONGTYPE")
+                            ? m
+                            : "ERR Error running script: " + m);
         } finally {
             server = null;
         }

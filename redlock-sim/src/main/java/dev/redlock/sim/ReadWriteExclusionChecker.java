@@ -20,8 +20,7 @@ public final class ReadWriteExclusionChecker {
     /** This checker's name in its results. */
     public static final String NAME = "read-write-exclusion";
 
-    private ReadWriteExclusionChecker() {
-    }
+    private ReadWriteExclusionChecker() {}
 
     /**
      * One lease of a read-write lock.
@@ -31,8 +30,7 @@ public final class ReadWriteExclusionChecker {
      * @param token the lease's full token
      * @param admittedBy a reader let in by a write lease: that lease's full token; null otherwise
      */
-    public record Hold(Op op, boolean writer, String token, String admittedBy) {
-    }
+    public record Hold(Op op, boolean writer, String token, String admittedBy) {}
 
     /**
      * Checks every writer against every other holder of its lock.
@@ -87,8 +85,7 @@ public final class ReadWriteExclusionChecker {
         String summary = writers + " write and " + readers + " read windows on " + byLock.size() + " locks, "
                 + sharedReads + " overlapping reads, " + downgrades + " readers inside their own write lease, "
                 + violations.size() + " writer overlaps";
-        return violations.isEmpty() ? CheckResult.valid(NAME, summary)
-                : CheckResult.invalid(NAME, violations, summary);
+        return violations.isEmpty() ? CheckResult.valid(NAME, summary) : CheckResult.invalid(NAME, violations, summary);
     }
 
     /** Whether writer {@code w} let reader {@code r} in (a downgrade). */

@@ -11,12 +11,10 @@ import java.math.RoundingMode;
  */
 final class RedisNumbers {
 
-    private RedisNumbers() {
-    }
+    private RedisNumbers() {}
 
     /** What {@link #strtod} read: the value, the index where reading stopped, and whether C would set ERANGE. */
-    record Parsed(double value, int end, boolean erange) {
-    }
+    record Parsed(double value, int end, boolean erange) {}
 
     /**
      * C's {@code strtod} on {@code s} from {@code from}: leading white space, a sign, then {@code inf}/{@code infinity},
@@ -45,8 +43,8 @@ final class RedisNumbers {
             int end = i + 3;
             if (end < s.length() && s.charAt(end) == '(') {
                 int j = end + 1;
-                while (j < s.length() && ((Character.isLetterOrDigit(s.charAt(j)) && s.charAt(j) < 0x80)
-                        || s.charAt(j) == '_')) {
+                while (j < s.length()
+                        && ((Character.isLetterOrDigit(s.charAt(j)) && s.charAt(j) < 0x80) || s.charAt(j) == '_')) {
                     j++;
                 }
                 if (j < s.length() && s.charAt(j) == ')') {

@@ -11,8 +11,13 @@ package dev.redlock.sim;
  * @param majorityLoss whether a majority of nodes may lose their data at once
  * @param insideAssumptions whether the checkers must find no violation (false: a negative control, which must)
  */
-public record SimConfig(String name, boolean quarantine, boolean trustPersistent, boolean driftOutside,
-        boolean majorityLoss, boolean insideAssumptions) {
+public record SimConfig(
+        String name,
+        boolean quarantine,
+        boolean trustPersistent,
+        boolean driftOutside,
+        boolean majorityLoss,
+        boolean insideAssumptions) {
 
     /** Every fault, inside the assumptions: clocks within the drift factor, data loss on a minority. */
     public static final SimConfig FAULTS = new SimConfig("faults", true, false, false, false, true);
@@ -29,8 +34,8 @@ public record SimConfig(String name, boolean quarantine, boolean trustPersistent
 
     /** Looks a configuration up by name. */
     public static SimConfig named(String name) {
-        for (SimConfig c : new SimConfig[] {FAULTS, TRUSTED_PERSISTENCE, DRIFT_BEYOND_FACTOR, NO_QUARANTINE,
-                MAJORITY_LOSS}) {
+        for (SimConfig c :
+                new SimConfig[] {FAULTS, TRUSTED_PERSISTENCE, DRIFT_BEYOND_FACTOR, NO_QUARANTINE, MAJORITY_LOSS}) {
             if (c.name.equals(name)) {
                 return c;
             }

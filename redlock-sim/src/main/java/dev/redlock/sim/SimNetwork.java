@@ -13,6 +13,7 @@ public final class SimNetwork {
     long baseDelayNanos = 150_000;
     /** Probability that a message is slow, and how slow it may be. */
     double slowChance;
+
     long slowMaxNanos;
     /** Probability that a request is lost on the way to the server (its connection then goes silent). */
     double requestLoss;

@@ -32,8 +32,7 @@ public final class SimRedis extends SimProcess {
     }
 
     /** A status reply such as {@code +OK}. */
-    public record Status(String text) {
-    }
+    public record Status(String text) {}
 
     private static final long EPOCH_MILLIS = 1_700_000_000_000L;
 
@@ -226,8 +225,8 @@ public final class SimRedis extends SimProcess {
 
     private static void arity(List<String> args, int arity) {
         if (arity >= 0 ? args.size() != arity : args.size() < -arity) {
-            throw new ErrorReply("ERR wrong number of arguments for '" + args.get(0).toLowerCase(Locale.ROOT)
-                    + "' command");
+            throw new ErrorReply(
+                    "ERR wrong number of arguments for '" + args.get(0).toLowerCase(Locale.ROOT) + "' command");
         }
     }
 
@@ -490,8 +489,8 @@ public final class SimRedis extends SimProcess {
         }
         boolean rank = score == null;
         if (limit != -1 && rank) {
-            throw new ErrorReply("ERR syntax error, LIMIT is only supported in combination with either BYSCORE or "
-                    + "BYLEX");
+            throw new ErrorReply(
+                    "ERR syntax error, LIMIT is only supported in combination with either BYSCORE or " + "BYLEX");
         }
         if (withScores && Boolean.FALSE.equals(score)) {
             throw new ErrorReply("ERR syntax error, WITHSCORES not supported in combination with BYLEX");
@@ -525,8 +524,8 @@ public final class SimRedis extends SimProcess {
             }
         } else {
             // Reversed, the range is given as max, min.
-            ScoreRange range = rev ? ScoreRange.parse(args.get(3), args.get(2))
-                    : ScoreRange.parse(args.get(2), args.get(3));
+            ScoreRange range =
+                    rev ? ScoreRange.parse(args.get(3), args.get(2)) : ScoreRange.parse(args.get(2), args.get(3));
             ZSet z = zset(args.get(1));
             if (z == null) {
                 return List.of();
@@ -612,8 +611,9 @@ public final class SimRedis extends SimProcess {
 
         void put(String member, double score) {
             byte[] bytes = utf8(member);
-            if (listpack && (byMember.size() + (byMember.containsKey(member) ? 0 : 1) > LISTPACK_ENTRIES
-                    || bytes.length > LISTPACK_VALUE)) {
+            if (listpack
+                    && (byMember.size() + (byMember.containsKey(member) ? 0 : 1) > LISTPACK_ENTRIES
+                            || bytes.length > LISTPACK_VALUE)) {
                 listpack = false;
             }
             Entry old = byMember.remove(member);
@@ -694,9 +694,13 @@ public final class SimRedis extends SimProcess {
         } else if (scriptName.equals("acquire.lua") && granted(reply)) {
             Long released = releasedAt.get(lease);
             if (released != null) {
-                orphans.put(lease, "node " + name + ": key " + keys.get(0) + " set to token "
-                        + argv.get(0).substring(0, Math.min(8, argv.get(0).length())) + "… at " + world().now() / 1_000_000
-                        + " ms, after a release of that token ran here at " + released / 1_000_000 + " ms");
+                orphans.put(
+                        lease,
+                        "node " + name + ": key " + keys.get(0) + " set to token "
+                                + argv.get(0)
+                                        .substring(0, Math.min(8, argv.get(0).length())) + "… at "
+                                + world().now() / 1_000_000
+                                + " ms, after a release of that token ran here at " + released / 1_000_000 + " ms");
             }
         }
         return reply;
@@ -713,8 +717,10 @@ public final class SimRedis extends SimProcess {
         List<String> out = new ArrayList<>();
         for (String k : new ArrayList<>(data.keySet())) {
             Object v = lookup(k);
-            boolean typed = v != null && ("hash".equals(type) ? v instanceof Map
-                    : "zset".equals(type) ? v instanceof ZSet : v instanceof String);
+            boolean typed = v != null
+                    && ("hash".equals(type)
+                            ? v instanceof Map
+                            : "zset".equals(type) ? v instanceof ZSet : v instanceof String);
             if (typed && p.matcher(k).matches()) {
                 out.add(k);
             }

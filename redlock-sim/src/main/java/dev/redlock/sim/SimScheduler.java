@@ -79,13 +79,16 @@ final class SimScheduler extends AbstractExecutorService implements ScheduledExe
     @Override
     @SuppressWarnings("unchecked")
     public <V> ScheduledFuture<V> schedule(Callable<V> callable, long delay, TimeUnit unit) {
-        return (ScheduledFuture<V>) schedule(() -> {
-            try {
-                callable.call();
-            } catch (Exception e) {
-                throw new IllegalStateException(e);
-            }
-        }, delay, unit);
+        return (ScheduledFuture<V>) schedule(
+                () -> {
+                    try {
+                        callable.call();
+                    } catch (Exception e) {
+                        throw new IllegalStateException(e);
+                    }
+                },
+                delay,
+                unit);
     }
 
     @Override

@@ -60,7 +60,7 @@ public final class SimWorld {
     private long now;
     private long seq;
     private long executed;
-    private Runnable afterEach = () -> { };
+    private Runnable afterEach = () -> {};
     /** Where trace lines go when tracing (a replay), or null. */
     private java.util.function.Consumer<String> trace;
 

@@ -62,6 +62,7 @@ public final class Simulation {
      * known limits).
      */
     static final long MAX_TTL_MS = 800;
+
     private static final long MS = 1_000_000L;
     private static final long EPOCH_MICROS = 1_700_000_000_000_000L;
 
@@ -70,8 +71,15 @@ public final class Simulation {
      *
      * @param leasesByKind how many leases each kind of lock granted (plain, multi, fair, read, write)
      */
-    public record Result(SimConfig config, long seed, List<String> violations, List<CheckResult> checks,
-            int acquisitions, long events, long simulatedNanos, Map<String, Integer> leasesByKind) {
+    public record Result(
+            SimConfig config,
+            long seed,
+            List<String> violations,
+            List<CheckResult> checks,
+            int acquisitions,
+            long events,
+            long simulatedNanos,
+            Map<String, Integer> leasesByKind) {
 
         /** Whether no checker found a violation. */
         public boolean ok() {
@@ -81,12 +89,13 @@ public final class Simulation {
 
     /** How a slot's leases hold their lock: alone, or as a read-write lock's reader or writer. */
     private enum Role {
-        EXCLUSIVE, READ, WRITE
+        EXCLUSIVE,
+        READ,
+        WRITE
     }
 
     /** One lock of the workload and how its leases hold it. */
-    private record Slot(LockRef ref, Role role) {
-    }
+    private record Slot(LockRef ref, Role role) {}
 
     private final SimConfig config;
     private final long seed;
@@ -101,6 +110,7 @@ public final class Simulation {
     private final List<Slot> probes = new ArrayList<>();
     /** The resources of each multi-resource lock, by lock name (any other lock holds its own name). */
     private final Map<String, List<String>> resources = new HashMap<>();
+
     private final List<Track> tracks = new ArrayList<>();
     private final List<Track> active = new ArrayList<>();
     /** Exclusive leases: every kind but readers. */
@@ -109,6 +119,7 @@ public final class Simulation {
     private final List<ReadWriteExclusionChecker.Hold> readWrite = new ArrayList<>();
     /** The fair lock's acquisitions, as they end; and what its nodes ran for them. */
     private final List<FairAttempt> fairAttempts = new ArrayList<>();
+
     private final List<FairOrderChecker.Placement> placements = new ArrayList<>();
     private final List<FairOrderChecker.Leave> leaves = new ArrayList<>();
     private final Map<String, Integer> leasesByKind = new TreeMap<>();
@@ -198,8 +209,8 @@ public final class Simulation {
             List<BooleanSupplier> reachable = new ArrayList<>();
             for (int i = 0; i < NODES; i++) {
                 SimRedis s = servers.get(i);
-                SimNodeClient client = new SimNodeClient(rc.nodeNames().get(i), rc, quarantine, process, index, s, i,
-                        net);
+                SimNodeClient client =
+                        new SimNodeClient(rc.nodeNames().get(i), rc, quarantine, process, index, s, i, net);
                 client.listen(Simulation.this::ran);
                 nodes.add(client);
                 int node = i;
@@ -218,6 +229,7 @@ public final class Simulation {
         final Lease lease;
         /** A reader let in by its own write lease: that lease's token; null otherwise. */
         final String admittedBy;
+
         long openedAt = -1;
         long lastDeadline;
         boolean first = true;
@@ -263,10 +275,18 @@ public final class Simulation {
                 return;
             }
             long token = first ? lease.fencingToken().orElse(Op.NONE) : Op.NONE;
-            Op op = Op.builder().client(client.index).lock(ref.name()).kind(opKind(ref))
-                    .resources(resources.getOrDefault(ref.name(), List.of())).invokeNanos(Math.min(invoke, openedAt))
-                    .completeNanos(openedAt).outcome(Op.Outcome.OK).token(lease.token().substring(0, 8))
-                    .deadlineNanos(Math.max(end, openedAt)).fencingToken(token).build();
+            Op op = Op.builder()
+                    .client(client.index)
+                    .lock(ref.name())
+                    .kind(opKind(ref))
+                    .resources(resources.getOrDefault(ref.name(), List.of()))
+                    .invokeNanos(Math.min(invoke, openedAt))
+                    .completeNanos(openedAt)
+                    .outcome(Op.Outcome.OK)
+                    .token(lease.token().substring(0, 8))
+                    .deadlineNanos(Math.max(end, openedAt))
+                    .fencingToken(token)
+                    .build();
             if (role != Role.READ) {
                 history.add(op);
             }
@@ -296,8 +316,7 @@ public final class Simulation {
         }
 
         FairOrderChecker.Acquisition done() {
-            return new FairOrderChecker.Acquisition(client, order, invoke, complete, roundStart, grantedAt,
-                    ttlMillis);
+            return new FairOrderChecker.Acquisition(client, order, invoke, complete, roundStart, grantedAt, ttlMillis);
         }
     }
 
@@ -325,8 +344,15 @@ public final class Simulation {
             java.io.StringWriter stack = new java.io.StringWriter();
             e.printStackTrace(new java.io.PrintWriter(stack));
             String top = stack.toString().lines().limit(12).collect(java.util.stream.Collectors.joining("\n      "));
-            return new Result(config, seed, List.of("error at " + ms(sim.world.now()) + " ms: " + top), List.of(),
-                    sim.acquisitions, sim.world.executed(), sim.world.now(), Map.copyOf(sim.leasesByKind));
+            return new Result(
+                    config,
+                    seed,
+                    List.of("error at " + ms(sim.world.now()) + " ms: " + top),
+                    List.of(),
+                    sim.acquisitions,
+                    sim.world.executed(),
+                    sim.world.now(),
+                    Map.copyOf(sim.leasesByKind));
         }
     }
 
@@ -364,8 +390,15 @@ public final class Simulation {
         }
         world.runUntil(world.now() + Math.max(8_000, QUEUE_WINDOW_MS + 3_000) * MS);
         finish();
-        return new Result(config, seed, List.copyOf(violations), checks, acquisitions, world.executed(),
-                world.now(), Map.copyOf(leasesByKind));
+        return new Result(
+                config,
+                seed,
+                List.copyOf(violations),
+                checks,
+                acquisitions,
+                world.executed(),
+                world.now(),
+                Map.copyOf(leasesByKind));
     }
 
     /**
@@ -374,21 +407,24 @@ public final class Simulation {
      * resource is the key of the plain lock of that name).
      */
     private void defineLocks() {
-        Slot a = new Slot(new LockRef("a", LockRef.keyOf(PREFIX, "a"), QuorumPolicy.MAJORITY, false),
-                Role.EXCLUSIVE);
+        Slot a = new Slot(new LockRef("a", LockRef.keyOf(PREFIX, "a"), QuorumPolicy.MAJORITY, false), Role.EXCLUSIVE);
         Slot b = new Slot(new LockRef("b", LockRef.keyOf(PREFIX, "b"), QuorumPolicy.MAJORITY, true), Role.EXCLUSIVE);
-        Slot c = new Slot(new LockRef("c", LockRef.keyOf(PREFIX, "c"), QuorumPolicy.ALL, world.chance(0.5)),
-                Role.EXCLUSIVE);
+        Slot c = new Slot(
+                new LockRef("c", LockRef.keyOf(PREFIX, "c"), QuorumPolicy.ALL, world.chance(0.5)), Role.EXCLUSIVE);
         fairKey = LockRef.keyOf(PREFIX, "f");
-        Slot fair = new Slot(LockRef.fair("f", fairKey, QuorumPolicy.MAJORITY, QUEUE_WINDOW_MS)
-                .withFencing(world.chance(0.5)), Role.EXCLUSIVE);
+        Slot fair = new Slot(
+                LockRef.fair("f", fairKey, QuorumPolicy.MAJORITY, QUEUE_WINDOW_MS)
+                        .withFencing(world.chance(0.5)),
+                Role.EXCLUSIVE);
         String rwKey = LockRef.keyOf(PREFIX, "rw");
         boolean fencedWriters = world.chance(0.5);
         Slot reader = new Slot(LockRef.readWrite("rw", rwKey, QuorumPolicy.MAJORITY, false, 0), Role.READ);
-        Slot writer = new Slot(LockRef.readWrite("rw", rwKey, QuorumPolicy.MAJORITY, true, 0)
-                .withFencing(fencedWriters), Role.WRITE);
-        Slot preferred = new Slot(LockRef.readWrite("rw", rwKey, QuorumPolicy.MAJORITY, true, QUEUE_WINDOW_MS)
-                .withFencing(fencedWriters), Role.WRITE);
+        Slot writer = new Slot(
+                LockRef.readWrite("rw", rwKey, QuorumPolicy.MAJORITY, true, 0).withFencing(fencedWriters), Role.WRITE);
+        Slot preferred = new Slot(
+                LockRef.readWrite("rw", rwKey, QuorumPolicy.MAJORITY, true, QUEUE_WINDOW_MS)
+                        .withFencing(fencedWriters),
+                Role.WRITE);
         Slot m1 = multi("a", "m");
         Slot m2 = multi("m", "n");
         Slot m3 = multi("a", "b", "n");
@@ -447,8 +483,13 @@ public final class Simulation {
         String[] spec = argv.get(2).split(" ");
         if (script.equals("acquire.lua") && spec.length == 5 && spec[1].equals("f")) {
             Object first = reply instanceof List ? ((List<?>) reply).get(0) : reply;
-            placements.add(new FairOrderChecker.Placement(client, node, Long.parseLong(spec[2]), spec[3],
-                    world.now(), Long.valueOf(1).equals(first)));
+            placements.add(new FairOrderChecker.Placement(
+                    client,
+                    node,
+                    Long.parseLong(spec[2]),
+                    spec[3],
+                    world.now(),
+                    Long.valueOf(1).equals(first)));
         } else if (script.equals("release.lua") && spec.length == 3 && spec[0].equals("f")) {
             leaves.add(new FairOrderChecker.Leave(node, spec[2], world.now()));
         }
@@ -463,13 +504,20 @@ public final class Simulation {
      * hands its lease's {@link Track} to {@code done} (null if not acquired), after recording the outcome: a failure
      * in the history, a lease as a track, a fair acquisition for the order check.
      */
-    private CompletableFuture<AcquireResult> acquire(Client c, Slot slot, LockRef ref, long ttl, long wait,
-            boolean auto, String admittedBy, java.util.function.Consumer<Track> done) {
+    private CompletableFuture<AcquireResult> acquire(
+            Client c,
+            Slot slot,
+            LockRef ref,
+            long ttl,
+            long wait,
+            boolean auto,
+            String admittedBy,
+            java.util.function.Consumer<Track> done) {
         long invoke = world.now();
         CompletableFuture<AcquireResult> f = c.engine.acquireAsync(ref, ttl, wait, auto);
         // A fair acquisition read the wall clock once, inside acquireAsync: that reading is its place.
-        FairAttempt fair = ref.kind() == LockRef.Kind.FAIR ? new FairAttempt(c.index, c.wall.lastMicros(), invoke, ttl)
-                : null;
+        FairAttempt fair =
+                ref.kind() == LockRef.Kind.FAIR ? new FairAttempt(c.index, c.wall.lastMicros(), invoke, ttl) : null;
         if (fair != null) {
             fairAttempts.add(fair);
         }
@@ -479,10 +527,19 @@ public final class Simulation {
             }
             if (e != null || r == null || !r.acquired()) {
                 if (slot.role() != Role.READ) {
-                    history.add(Op.builder().client(c.index).lock(ref.name()).kind(opKind(ref))
-                            .resources(resources.getOrDefault(ref.name(), List.of())).invokeNanos(invoke)
-                            .completeNanos(world.now()).outcome(Op.Outcome.FAIL)
-                            .failure(e != null ? e.getClass().getSimpleName() : r.reason().name()).build());
+                    history.add(Op.builder()
+                            .client(c.index)
+                            .lock(ref.name())
+                            .kind(opKind(ref))
+                            .resources(resources.getOrDefault(ref.name(), List.of()))
+                            .invokeNanos(invoke)
+                            .completeNanos(world.now())
+                            .outcome(Op.Outcome.FAIL)
+                            .failure(
+                                    e != null
+                                            ? e.getClass().getSimpleName()
+                                            : r.reason().name())
+                            .build());
                 }
                 done.accept(null);
                 return;
@@ -588,7 +645,8 @@ public final class Simulation {
      * lets in (as a thread holding the write lock does), and may keep it after the write lease ends: a downgrade.
      */
     private void downgrade(Client c, Lease writer, long after) {
-        Slot reader = slots.stream().filter(s -> s.role() == Role.READ).findFirst().orElseThrow();
+        Slot reader =
+                slots.stream().filter(s -> s.role() == Role.READ).findFirst().orElseThrow();
         c.process.afterClock(after, () -> {
             if (!writer.isValid()) {
                 return;
@@ -798,12 +856,19 @@ public final class Simulation {
         for (FairAttempt a : fairAttempts) {
             fair.add(a.done());
         }
-        List<CheckResult> results = List.of(new MutualExclusionChecker().check(history),
+        List<CheckResult> results = List.of(
+                new MutualExclusionChecker().check(history),
                 new FencingChecker().check(history),
                 new MultiResourceChecker().check(history),
                 ReadWriteExclusionChecker.check(readWrite),
-                FairOrderChecker.check(fair, placements, leaves, losses, rates,
-                        QuorumPolicy.MAJORITY.required(NODES), QUEUE_WINDOW_MS));
+                FairOrderChecker.check(
+                        fair,
+                        placements,
+                        leaves,
+                        losses,
+                        rates,
+                        QuorumPolicy.MAJORITY.required(NODES),
+                        QUEUE_WINDOW_MS));
         for (CheckResult r : results) {
             if (r.validity() == CheckResult.Validity.INVALID) {
                 for (String v : r.violations()) {

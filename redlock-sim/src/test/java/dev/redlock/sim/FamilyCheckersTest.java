@@ -19,8 +19,15 @@ class FamilyCheckersTest {
     private static final long MS = 1_000_000L;
 
     private static Op window(int client, String lock, long fromMs, long toMs) {
-        return Op.builder().client(client).lock(lock).invokeNanos(fromMs * MS).completeNanos(fromMs * MS)
-                .outcome(Op.Outcome.OK).token("t" + client).deadlineNanos(toMs * MS).build();
+        return Op.builder()
+                .client(client)
+                .lock(lock)
+                .invokeNanos(fromMs * MS)
+                .completeNanos(fromMs * MS)
+                .outcome(Op.Outcome.OK)
+                .token("t" + client)
+                .deadlineNanos(toMs * MS)
+                .build();
     }
 
     // ------------------------------------------------------------------------------------------------ read-write
@@ -30,37 +37,47 @@ class FamilyCheckersTest {
     }
 
     private static ReadWriteExclusionChecker.Hold reader(int client, long fromMs, long toMs, String admittedBy) {
-        return new ReadWriteExclusionChecker.Hold(window(client, "rw", fromMs, toMs), false, "reader-" + client + "-" + fromMs,
-                admittedBy);
+        return new ReadWriteExclusionChecker.Hold(
+                window(client, "rw", fromMs, toMs), false, "reader-" + client + "-" + fromMs, admittedBy);
     }
 
     @Test
     void aWriterOverlappingAReaderIsAViolation() {
         CheckResult r = ReadWriteExclusionChecker.check(List.of(writer(0, 0, 100), reader(1, 50, 150, null)));
         assertEquals(CheckResult.Validity.INVALID, r.validity(), r.toString());
-        assertTrue(r.violations().get(0).contains("overlaps reader"), r.violations().get(0));
+        assertTrue(
+                r.violations().get(0).contains("overlaps reader"),
+                r.violations().get(0));
     }
 
     @Test
     void aWriterOverlappingAnotherWriterIsAViolation() {
         CheckResult r = ReadWriteExclusionChecker.check(List.of(writer(0, 0, 100), writer(1, 99, 150)));
         assertEquals(CheckResult.Validity.INVALID, r.validity(), r.toString());
-        assertTrue(r.violations().get(0).contains("overlaps writer"), r.violations().get(0));
+        assertTrue(
+                r.violations().get(0).contains("overlaps writer"),
+                r.violations().get(0));
     }
 
     @Test
     void aReaderLetInByOneWriterMustNotOverlapAnother() {
-        CheckResult r = ReadWriteExclusionChecker.check(List.of(writer(0, 0, 100), writer(1, 100, 200),
-                reader(0, 50, 150, "writer-0")));
+        CheckResult r = ReadWriteExclusionChecker.check(
+                List.of(writer(0, 0, 100), writer(1, 100, 200), reader(0, 50, 150, "writer-0")));
         assertEquals(CheckResult.Validity.INVALID, r.validity(), r.toString());
         assertEquals(1, r.violations().size(), r.violations().toString());
-        assertTrue(r.violations().get(0).contains("writer client 1"), r.violations().get(0));
+        assertTrue(
+                r.violations().get(0).contains("writer client 1"),
+                r.violations().get(0));
     }
 
     @Test
     void readersTogetherAndAReaderInsideItsOwnWriteLeasePass() {
-        CheckResult r = ReadWriteExclusionChecker.check(List.of(reader(0, 0, 100), reader(1, 50, 150, null),
-                writer(2, 150, 300), reader(2, 200, 400, "writer-2"), reader(0, 310, 320, null)));
+        CheckResult r = ReadWriteExclusionChecker.check(List.of(
+                reader(0, 0, 100),
+                reader(1, 50, 150, null),
+                writer(2, 150, 300),
+                reader(2, 200, 400, "writer-2"),
+                reader(0, 310, 320, null)));
         assertTrue(r.isValid(), r.toString());
         assertTrue(r.summary().contains("1 readers inside their own write lease"), r.summary());
     }
@@ -76,7 +93,8 @@ class FamilyCheckersTest {
 
     /** A waits from 0 ms (place 100) until 1 s; B (place 200) is granted by a round from 10 to 12 ms. */
     private static List<FairOrderChecker.Acquisition> waiterAndOvertaker(long aTtlMillis) {
-        return List.of(new FairOrderChecker.Acquisition(0, 100, 0, 1_000 * MS, -1, -1, aTtlMillis),
+        return List.of(
+                new FairOrderChecker.Acquisition(0, 100, 0, 1_000 * MS, -1, -1, aTtlMillis),
                 new FairOrderChecker.Acquisition(1, 200, 5 * MS, 12 * MS, 10 * MS, 12 * MS, 500));
     }
 
@@ -95,8 +113,10 @@ class FamilyCheckersTest {
         return out;
     }
 
-    private static CheckResult fair(List<FairOrderChecker.Acquisition> acquisitions,
-            List<FairOrderChecker.Placement> placements, List<FairOrderChecker.Leave> leaves,
+    private static CheckResult fair(
+            List<FairOrderChecker.Acquisition> acquisitions,
+            List<FairOrderChecker.Placement> placements,
+            List<FairOrderChecker.Leave> leaves,
             List<List<Long>> losses) {
         return FairOrderChecker.check(acquisitions, placements, leaves, losses, RATES, 3, 5_000);
     }
@@ -105,7 +125,9 @@ class FamilyCheckersTest {
     void aGrantOvertakingAWaiterPlacedOnAQuorumIsAViolation() {
         CheckResult r = fair(waiterAndOvertaker(500), placed("waiter-a", 0, 1, 2), List.of(), NO_LOSS);
         assertEquals(CheckResult.Validity.INVALID, r.validity(), r.toString());
-        assertTrue(r.violations().get(0).contains("stood ahead on 3 nodes"), r.violations().get(0));
+        assertTrue(
+                r.violations().get(0).contains("stood ahead on 3 nodes"),
+                r.violations().get(0));
     }
 
     @Test
@@ -118,7 +140,8 @@ class FamilyCheckersTest {
             p.add(new FairOrderChecker.Placement(0, n, 200, "waiter-a", MS, false));
         }
         p.add(new FairOrderChecker.Placement(1, 3, 200, "waiter-b", 10 * MS, true));
-        assertEquals(CheckResult.Validity.INVALID, fair(tie, p, List.of(), NO_LOSS).validity());
+        assertEquals(
+                CheckResult.Validity.INVALID, fair(tie, p, List.of(), NO_LOSS).validity());
         List<FairOrderChecker.Placement> behind = new java.util.ArrayList<>();
         for (int n = 0; n < 3; n++) {
             behind.add(new FairOrderChecker.Placement(0, n, 200, "waiter-c", MS, false));
@@ -135,14 +158,20 @@ class FamilyCheckersTest {
         assertTrue(r.summary().contains("1 overtook a waiter placed on fewer nodes"), r.summary());
         // A node lost its data since.
         List<List<Long>> loss = List.of(List.of(), List.of(5 * MS), List.of(), List.of(), List.of());
-        assertTrue(fair(waiterAndOvertaker(500), placed("waiter-a", 0, 1, 2), List.of(), loss).isValid());
+        assertTrue(fair(waiterAndOvertaker(500), placed("waiter-a", 0, 1, 2), List.of(), loss)
+                .isValid());
         // The waiter's own release took its place out of one node's queue.
-        assertTrue(fair(waiterAndOvertaker(500), placed("waiter-a", 0, 1, 2),
-                List.of(new FairOrderChecker.Leave(2, "waiter-a", 3 * MS)), NO_LOSS).isValid());
+        assertTrue(fair(
+                        waiterAndOvertaker(500),
+                        placed("waiter-a", 0, 1, 2),
+                        List.of(new FairOrderChecker.Leave(2, "waiter-a", 3 * MS)),
+                        NO_LOSS)
+                .isValid());
         // The place expired: granted there (in a round that failed), it lasts the waiter's TTL (5 ms) from 1 ms.
         r = fair(waiterAndOvertaker(5), placed("waiter-a", true, 0, 1, 2), List.of(), NO_LOSS);
         assertTrue(r.isValid(), r.toString());
-        assertTrue(r.summary().contains("(1 of them only because a granted attempt had cut its place to its TTL)"),
+        assertTrue(
+                r.summary().contains("(1 of them only because a granted attempt had cut its place to its TTL)"),
                 r.summary());
         // It expired before the waiter's next attempt renewed it: not there throughout the round.
         List<FairOrderChecker.Placement> gap = new java.util.ArrayList<>(placed("waiter-a", true, 0, 1, 2));
@@ -162,8 +191,9 @@ class FamilyCheckersTest {
         for (int n = 0; n < 3; n++) {
             renewed.add(new FairOrderChecker.Placement(0, n, 100, "waiter-a", 5 * MS, false));
         }
-        assertEquals(CheckResult.Validity.INVALID, fair(waiterAndOvertaker(500), renewed, List.of(), NO_LOSS)
-                .validity());
+        assertEquals(
+                CheckResult.Validity.INVALID,
+                fair(waiterAndOvertaker(500), renewed, List.of(), NO_LOSS).validity());
     }
 
     @Test

@@ -38,8 +38,9 @@ class LuaShimTest {
         real.close();
     }
 
-    private static final String[] SCRIPTS = {"acquire.lua", "release.lua", "extend.lua", "fence.lua", "marker.lua",
-        "repair.lua"};
+    private static final String[] SCRIPTS = {
+        "acquire.lua", "release.lua", "extend.lua", "fence.lua", "marker.lua", "repair.lua"
+    };
 
     private static String source(String name) throws Exception {
         try (var in = LuaShimTest.class.getResourceAsStream("/dev/redlock/lua/" + name)) {
@@ -94,8 +95,8 @@ class LuaShimTest {
                         break;
                     case "extend.lua":
                         keys.addAll(List.of(key, key + ":x"));
-                        argv.addAll(List.of(token, Long.toString(50_000 + r.nextInt(50_000)),
-                                Integer.toString(r.nextInt(4))));
+                        argv.addAll(List.of(
+                                token, Long.toString(50_000 + r.nextInt(50_000)), Integer.toString(r.nextInt(4))));
                         break;
                     case "fence.lua":
                         keys.addAll(List.of(key, key + ":fence"));
@@ -107,7 +108,10 @@ class LuaShimTest {
                     case "marker.lua": {
                         keys.add(marker);
                         String action = new String[] {"rotate", "adopt", "intact"}[r.nextInt(3)];
-                        argv.addAll(List.of(action, tokens[r.nextInt(tokens.length)], "run" + r.nextInt(2),
+                        argv.addAll(List.of(
+                                action,
+                                tokens[r.nextInt(tokens.length)],
+                                "run" + r.nextInt(2),
                                 tokens[r.nextInt(tokens.length)]));
                         break;
                     }
@@ -159,6 +163,7 @@ class LuaShimTest {
     private static final String[] WAITERS = {"waiter-1", "waiter-2", "waiter-3"};
     /** Fair-lock places: ties (the same place for two waiters) are broken by the waiter id. */
     private static final String[] PLACES = {"1000", "2000", "2000", "1700000000000123"};
+
     private static final String[] KINDS = {"plain", "m", "r", "w", "f"};
 
     /**
@@ -191,8 +196,8 @@ class LuaShimTest {
                     plant(r, jedis, sim, key, kind);
                     continue;
                 }
-                String script = pick < 10 ? "acquire.lua" : pick < 15 ? "release.lua" : pick < 20 ? "extend.lua"
-                        : "fence.lua";
+                String script =
+                        pick < 10 ? "acquire.lua" : pick < 15 ? "release.lua" : pick < 20 ? "extend.lua" : "fence.lua";
                 Object holder = sim.command(List.of("GET", key));
                 if (!script.equals("acquire.lua") && holder != null && r.nextInt(3) == 0) {
                     token = (String) holder; // the holder's own call, more often than chance would make it
@@ -220,12 +225,16 @@ class LuaShimTest {
                                 break;
                             case "r": {
                                 // Sometimes the reader's own thread holds the write lease (a downgrade).
-                                String writer = r.nextInt(3) != 0 ? "-" : holder != null && r.nextBoolean()
-                                        ? (String) holder : TOKENS[r.nextInt(TOKENS.length)];
+                                String writer = r.nextInt(3) != 0
+                                        ? "-"
+                                        : holder != null && r.nextBoolean()
+                                                ? (String) holder
+                                                : TOKENS[r.nextInt(TOKENS.length)];
                                 spec = flag + " r " + writer;
                                 if (!writer.equals("-") && writer.equals(holder)) {
                                     path = "r own writer";
-                                } else if (holder == null && writer.equals("-")
+                                } else if (holder == null
+                                        && writer.equals("-")
                                         && (Long) sim.command(List.of("ZCARD", key + ":wq")) > 0) {
                                     path = "r waiting writer";
                                 }
@@ -240,7 +249,8 @@ class LuaShimTest {
                             case "f":
                                 spec = flag + " f " + PLACES[r.nextInt(PLACES.length)] + " " + waiter + " 100000";
                                 List<?> head = (List<?>) sim.command(List.of("ZRANGE", key + ":q", "0", "0"));
-                                if (sim.command(List.of("GET", key)) == null && !head.isEmpty()
+                                if (sim.command(List.of("GET", key)) == null
+                                        && !head.isEmpty()
                                         && !head.get(0).equals(waiter)) {
                                     path = "f behind";
                                 }
@@ -344,8 +354,11 @@ class LuaShimTest {
         System.out.println("LuaShimTest lock kinds reached: " + seen);
         List<String> required = new ArrayList<>();
         for (String kind : KINDS) {
-            required.addAll(List.of("acquire.lua " + kind + " granted", "acquire.lua " + kind + " refused",
-                    "release.lua " + kind + " 1", "release.lua " + kind + " 0"));
+            required.addAll(List.of(
+                    "acquire.lua " + kind + " granted",
+                    "acquire.lua " + kind + " refused",
+                    "release.lua " + kind + " 1",
+                    "release.lua " + kind + " 0"));
             if (!kind.equals("r")) {
                 required.add("release.lua " + kind + " -1");
             }
@@ -356,8 +369,13 @@ class LuaShimTest {
                 }
             }
         }
-        required.addAll(List.of("acquire.lua r own writer granted", "acquire.lua r waiting writer refused",
-                "acquire.lua w readers refused", "acquire.lua f behind refused", "fence.lua f 1", "fence.lua w 1"));
+        required.addAll(List.of(
+                "acquire.lua r own writer granted",
+                "acquire.lua r waiting writer refused",
+                "acquire.lua w readers refused",
+                "acquire.lua f behind refused",
+                "fence.lua f 1",
+                "fence.lua w 1"));
         List<String> missing = new ArrayList<>(required);
         missing.removeAll(seen);
         assertTrue(missing.isEmpty(), "paths never reached: " + missing);
@@ -377,8 +395,9 @@ class LuaShimTest {
             case "f":
                 return r.nextInt(10) < 7 ? "p:{f}" : RESOURCES[r.nextInt(RESOURCES.length)];
             default:
-                return r.nextInt(10) < 8 ? RESOURCES[r.nextInt(RESOURCES.length)] : r.nextBoolean() ? "p:{rw}"
-                        : "p:{f}";
+                return r.nextInt(10) < 8
+                        ? RESOURCES[r.nextInt(RESOURCES.length)]
+                        : r.nextBoolean() ? "p:{rw}" : "p:{f}";
         }
     }
 
@@ -432,7 +451,9 @@ class LuaShimTest {
                 break;
         }
         for (List<String> c : commands) {
-            assertEquals(reply(() -> jedis.sendCommand(command(c.get(0)), rest(c))), reply(() -> sim.command(c)),
+            assertEquals(
+                    reply(() -> jedis.sendCommand(command(c.get(0)), rest(c))),
+                    reply(() -> sim.command(c)),
                     "plant " + c);
         }
     }
@@ -457,7 +478,8 @@ class LuaShimTest {
             assertEquals(members(jedis, k), members(sim, k), call + ": members of " + k);
         }
         List<String> places = new ArrayList<>(jedis.zrangeWithScores(key + ":q", 0, -1).stream()
-                .map(t -> t.getElement() + "=" + RedisNumbers.g17(t.getScore())).toList());
+                .map(t -> t.getElement() + "=" + RedisNumbers.g17(t.getScore()))
+                .toList());
         List<?> got = (List<?>) sim.command(List.of("ZRANGE", key + ":q", "0", "-1", "WITHSCORES"));
         List<String> mine = new ArrayList<>();
         for (int i = 0; i < got.size(); i += 2) {
@@ -503,24 +525,87 @@ class LuaShimTest {
                     assertEquals(jedis.hget(k, f), sim.command(List.of("HGET", k, f)), k + " field " + f);
                 }
             }
-            assertEquals(Long.signum(jedis.pttl(k)), Long.signum((Long) sim.command(List.of("PTTL", k))),
-                    "TTL of " + k);
+            assertEquals(
+                    Long.signum(jedis.pttl(k)), Long.signum((Long) sim.command(List.of("PTTL", k))), "TTL of " + k);
         }
     }
 
     // ------------------------------------------------------------------------------------------------ commands
 
     private static final String[] ZKEYS = {"z:a", "z:b", "s:str", "h:hash", "z:none"};
-    private static final String[] MEMBERS = {"a", "b", "c", "aa", "B", "é", "", "10", "9",
-        "a-member-longer-than-sixty-four-bytes-so-the-set-is-no-listpack-anymore-x"};
-    private static final String[] SCORES = {"1", "2", "-1", "0", "-0", "1.5", "+2", "1e2", "1E2", ".5", "5.", "inf",
-        "-inf", "+inf", "Infinity", "-INF", "0x10", "0x1p3", "0x", "1e400", "-1e400", "1e-400", "4.9e-324", "nan",
-        "", " 1", "1 ", "abc", "1e", "1e+", "3.0000000000000001", "123456789012345678", "1700000000000123", "0.1",
-        "1e16", "1e17", "-0.0", "0.0001", "1e-5"};
-    private static final String[] RANGE_ENDS = {"-inf", "+inf", "inf", "(-inf", "(+inf", "0", "(0", "1", "(1", "2",
-        "(2", "1.5", "1e400", "", "(", " 1", "nan", "abc", "0x10", "(1e2", "100", "-1"};
-    private static final String[] INDEXES = {"0", "1", "2", "-1", "-2", "-100", "100", "+1", "01", "-0", "x",
-        "9223372036854775807", "-9223372036854775808", "9223372036854775808"};
+    private static final String[] MEMBERS = {
+        "a",
+        "b",
+        "c",
+        "aa",
+        "B",
+        "é",
+        "",
+        "10",
+        "9",
+        "a-member-longer-than-sixty-four-bytes-so-the-set-is-no-listpack-anymore-x"
+    };
+    private static final String[] SCORES = {
+        "1",
+        "2",
+        "-1",
+        "0",
+        "-0",
+        "1.5",
+        "+2",
+        "1e2",
+        "1E2",
+        ".5",
+        "5.",
+        "inf",
+        "-inf",
+        "+inf",
+        "Infinity",
+        "-INF",
+        "0x10",
+        "0x1p3",
+        "0x",
+        "1e400",
+        "-1e400",
+        "1e-400",
+        "4.9e-324",
+        "nan",
+        "",
+        " 1",
+        "1 ",
+        "abc",
+        "1e",
+        "1e+",
+        "3.0000000000000001",
+        "123456789012345678",
+        "1700000000000123",
+        "0.1",
+        "1e16",
+        "1e17",
+        "-0.0",
+        "0.0001",
+        "1e-5"
+    };
+    private static final String[] RANGE_ENDS = {
+        "-inf", "+inf", "inf", "(-inf", "(+inf", "0", "(0", "1", "(1", "2", "(2", "1.5", "1e400", "", "(", " 1", "nan",
+        "abc", "0x10", "(1e2", "100", "-1"
+    };
+    private static final String[] INDEXES = {
+        "0",
+        "1",
+        "2",
+        "-1",
+        "-2",
+        "-100",
+        "100",
+        "+1",
+        "01",
+        "-0",
+        "x",
+        "9223372036854775807",
+        "-9223372036854775808",
+        "9223372036854775808"
+    };
 
     /**
      * The sorted set commands the scripts use, called directly on both servers with awkward inputs: score texts C's
@@ -570,8 +655,11 @@ class LuaShimTest {
                 assertSameKeys(jedis, sim);
             }
             System.out.println("LuaShimTest sorted sets: errors compared: " + errors);
-            for (String e : List.of("ERR value is not a valid float", "ERR min or max is not a float",
-                    "ERR value is not an integer or out of range", "ERR syntax error",
+            for (String e : List.of(
+                    "ERR value is not a valid float",
+                    "ERR min or max is not a float",
+                    "ERR value is not an integer or out of range",
+                    "ERR syntax error",
                     "ERR syntax error, LIMIT is only supported in combination with either BYSCORE or BYLEX",
                     "ERR XX and NX options at the same time are not compatible",
                     "ERR GT, LT, and/or NX options at the same time are not compatible",
@@ -582,8 +670,10 @@ class LuaShimTest {
             // Lua numbers reach Redis as "%.17g" writes them.
             for (String n : List.of("0.1", "1e17", "1700000000123", "1.5", "123456789.125", "-2", "1e-7")) {
                 String script = "redis.call('SET', KEYS[1], tonumber(ARGV[1])); return redis.call('GET', KEYS[1])";
-                assertEquals(reply(() -> jedis.eval(script, List.of("n"), List.of(n))),
-                        reply(() -> sim.eval("direct", script, List.of("n"), List.of(n))), "number " + n);
+                assertEquals(
+                        reply(() -> jedis.eval(script, List.of("n"), List.of(n))),
+                        reply(() -> sim.eval("direct", script, List.of("n"), List.of(n))),
+                        "number " + n);
             }
         }
     }
@@ -594,11 +684,32 @@ class LuaShimTest {
      */
     @Test
     void stringFormatWritesAsRedisLuaDoes() {
-        String[] formats = {"%.0f", "%f", "%.2f", "%5.1f", "%-8.3f|", "%+.1f", "%010.2f", "%#.0f", "%e", "%.3E",
-            "%g", "%.14g", "%.17g", "%G", "%#g", "%.0g", "%d", "%5d", "%-5d|", "%05d", "%.3d", "%.0d", "%+d", "% d",
-            "%i", "%x", "%#x", "%X", "%o", "%#o", "%s", "%10s", "%.2s", "%q", "[%%]%s"};
-        String[] values = {"0", "1", "-1", "0.5", "1.5", "2.5", "-2.5", "1e5", "1700000000123", "1700000000123.5",
-            "123456789.125", "1e300", "1e-5", "0.1", "3.14159", "255", "1e15", "1e16", "123456789012345678"};
+        String[] formats = {
+            "%.0f", "%f", "%.2f", "%5.1f", "%-8.3f|", "%+.1f", "%010.2f", "%#.0f", "%e", "%.3E", "%g", "%.14g", "%.17g",
+            "%G", "%#g", "%.0g", "%d", "%5d", "%-5d|", "%05d", "%.3d", "%.0d", "%+d", "% d", "%i", "%x", "%#x", "%X",
+            "%o", "%#o", "%s", "%10s", "%.2s", "%q", "[%%]%s"
+        };
+        String[] values = {
+            "0",
+            "1",
+            "-1",
+            "0.5",
+            "1.5",
+            "2.5",
+            "-2.5",
+            "1e5",
+            "1700000000123",
+            "1700000000123.5",
+            "123456789.125",
+            "1e300",
+            "1e-5",
+            "0.1",
+            "3.14159",
+            "255",
+            "1e15",
+            "1e16",
+            "123456789012345678"
+        };
         String script = "return string.format(ARGV[1], tonumber(ARGV[2]))";
         SimRedis sim = new SimRedis(new SimWorld(1), "sim", 1.0, 0, false);
         try (Jedis jedis = real.client()) {
@@ -608,8 +719,10 @@ class LuaShimTest {
                     if (integer && (v.contains(".") || v.contains("e") || v.length() > 15)) {
                         continue; // C converts a non-integral double to an integer by truncation; not used here
                     }
-                    assertEquals(reply(() -> jedis.eval(script, List.of(), List.of(f, v))),
-                            reply(() -> sim.eval("direct", script, List.of(), List.of(f, v))), f + " of " + v);
+                    assertEquals(
+                            reply(() -> jedis.eval(script, List.of(), List.of(f, v))),
+                            reply(() -> sim.eval("direct", script, List.of(), List.of(f, v))),
+                            f + " of " + v);
                 }
             }
         }
@@ -655,7 +768,9 @@ class LuaShimTest {
                 boolean byScore = r.nextBoolean();
                 c.addAll(List.of("ZRANGE", key));
                 if (byScore) {
-                    c.addAll(List.of(RANGE_ENDS[r.nextInt(RANGE_ENDS.length)], RANGE_ENDS[r.nextInt(RANGE_ENDS.length)],
+                    c.addAll(List.of(
+                            RANGE_ENDS[r.nextInt(RANGE_ENDS.length)],
+                            RANGE_ENDS[r.nextInt(RANGE_ENDS.length)],
                             "BYSCORE"));
                 } else {
                     c.addAll(List.of(INDEXES[r.nextInt(INDEXES.length)], INDEXES[r.nextInt(INDEXES.length)]));
@@ -664,12 +779,18 @@ class LuaShimTest {
                 break;
             }
             case 8:
-                c.addAll(List.of("ZRANGEBYSCORE", key, RANGE_ENDS[r.nextInt(RANGE_ENDS.length)],
+                c.addAll(List.of(
+                        "ZRANGEBYSCORE",
+                        key,
+                        RANGE_ENDS[r.nextInt(RANGE_ENDS.length)],
                         RANGE_ENDS[r.nextInt(RANGE_ENDS.length)]));
                 options(r, c, false);
                 break;
             case 9:
-                c.addAll(List.of("ZREMRANGEBYSCORE", key, RANGE_ENDS[r.nextInt(RANGE_ENDS.length)],
+                c.addAll(List.of(
+                        "ZREMRANGEBYSCORE",
+                        key,
+                        RANGE_ENDS[r.nextInt(RANGE_ENDS.length)],
                         RANGE_ENDS[r.nextInt(RANGE_ENDS.length)]));
                 if (r.nextInt(20) == 0) {
                     c.remove(c.size() - 1);

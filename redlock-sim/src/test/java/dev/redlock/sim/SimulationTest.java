@@ -24,8 +24,8 @@ import org.junit.jupiter.api.Test;
 class SimulationTest {
 
     private static final List<SimConfig> INSIDE = List.of(SimConfig.FAULTS, SimConfig.TRUSTED_PERSISTENCE);
-    private static final List<SimConfig> OUTSIDE = List.of(SimConfig.DRIFT_BEYOND_FACTOR, SimConfig.NO_QUARANTINE,
-            SimConfig.MAJORITY_LOSS);
+    private static final List<SimConfig> OUTSIDE =
+            List.of(SimConfig.DRIFT_BEYOND_FACTOR, SimConfig.NO_QUARANTINE, SimConfig.MAJORITY_LOSS);
 
     private static String property(String name) {
         String v = System.getProperty(name);
@@ -86,8 +86,8 @@ class SimulationTest {
         Assumptions.assumeFalse(replaying(), "replaying one seed");
         int seeds = Integer.parseInt(property("sim.seeds") == null ? "6000" : property("sim.seeds"));
         long base = base();
-        System.out.println("simulation: base seed " + base + ", " + seeds + " seeds over " + INSIDE.size()
-                + " configurations");
+        System.out.println(
+                "simulation: base seed " + base + ", " + seeds + " seeds over " + INSIDE.size() + " configurations");
         List<String> failures = new ArrayList<>();
         for (int c = 0; c < INSIDE.size(); c++) {
             SimConfig config = INSIDE.get(c);
@@ -95,12 +95,16 @@ class SimulationTest {
             long started = System.nanoTime();
             List<Simulation.Result> results = runSeeds(config, base + (long) c * 1_000_000_000L, count, false);
             long events = results.stream().mapToLong(Simulation.Result::events).sum();
-            long simulated = results.stream().mapToLong(Simulation.Result::simulatedNanos).sum();
-            int acquired = results.stream().mapToInt(Simulation.Result::acquisitions).sum();
-            System.out.println("simulation: " + config.name() + ": " + results.size() + " seeds, "
-                    + violations(results) + " violations");
-            System.out.printf("  %,d events, %,d leases, %,d simulated seconds in %.1f s%n", events, acquired,
-                    simulated / 1_000_000_000L, (System.nanoTime() - started) / 1e9);
+            long simulated = results.stream()
+                    .mapToLong(Simulation.Result::simulatedNanos)
+                    .sum();
+            int acquired =
+                    results.stream().mapToInt(Simulation.Result::acquisitions).sum();
+            System.out.println("simulation: " + config.name() + ": " + results.size() + " seeds, " + violations(results)
+                    + " violations");
+            System.out.printf(
+                    "  %,d events, %,d leases, %,d simulated seconds in %.1f s%n",
+                    events, acquired, simulated / 1_000_000_000L, (System.nanoTime() - started) / 1e9);
             java.util.Map<String, Integer> kinds = new java.util.TreeMap<>();
             results.forEach(r -> r.leasesByKind().forEach((k, n) -> kinds.merge(k, n, Integer::sum)));
             System.out.println("  leases by kind: " + kinds);
@@ -122,10 +126,12 @@ class SimulationTest {
         for (SimConfig config : OUTSIDE) {
             List<Simulation.Result> results = runSeeds(config, 1, 1_000, true);
             long bad = violations(results);
-            System.out.println("simulation: " + config.name() + ": " + results.size() + " seeds, " + bad
-                    + " violations");
-            results.stream().filter(r -> !r.ok()).findFirst().ifPresent(r -> System.out.println("  first: "
-                    + describe(r)));
+            System.out.println(
+                    "simulation: " + config.name() + ": " + results.size() + " seeds, " + bad + " violations");
+            results.stream()
+                    .filter(r -> !r.ok())
+                    .findFirst()
+                    .ifPresent(r -> System.out.println("  first: " + describe(r)));
             if (bad == 0) {
                 blind.add(config.name());
             }
@@ -150,8 +156,8 @@ class SimulationTest {
         Assumptions.assumeTrue(replaying(), "set -Dsim.seed=N (and -Dsim.config=NAME) to replay one run");
         SimConfig config = SimConfig.named(property("sim.config") == null ? "faults" : property("sim.config"));
         List<String> trace = new ArrayList<>();
-        Simulation.Result r = Simulation.run(config, Long.parseLong(property("sim.seed")),
-                Boolean.getBoolean("sim.trace") ? trace::add : null);
+        Simulation.Result r = Simulation.run(
+                config, Long.parseLong(property("sim.seed")), Boolean.getBoolean("sim.trace") ? trace::add : null);
         trace.forEach(System.out::println);
         System.out.println(describe(r));
         r.checks().forEach(c -> System.out.println("  " + c));
@@ -159,9 +165,10 @@ class SimulationTest {
     }
 
     private static String describe(Simulation.Result r) {
-        StringBuilder b = new StringBuilder("seed " + r.seed() + " of " + r.config().name() + ": "
-                + r.violations().size() + " violation(s), " + r.acquisitions() + " leases, " + r.events()
-                + " events; replay: " + Simulation.replayLine(r.config(), r.seed()));
+        StringBuilder b =
+                new StringBuilder("seed " + r.seed() + " of " + r.config().name() + ": "
+                        + r.violations().size() + " violation(s), " + r.acquisitions() + " leases, " + r.events()
+                        + " events; replay: " + Simulation.replayLine(r.config(), r.seed()));
         for (String v : r.violations().subList(0, Math.min(5, r.violations().size()))) {
             b.append("\n    ").append(v);
         }

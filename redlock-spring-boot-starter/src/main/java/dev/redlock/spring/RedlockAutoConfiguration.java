@@ -40,8 +40,7 @@ public class RedlockAutoConfiguration {
     /**
      * Creates the auto-configuration.
      */
-    public RedlockAutoConfiguration() {
-    }
+    public RedlockAutoConfiguration() {}
 
     /**
      * The client, built from the properties, the listener beans and the customizers.
@@ -56,7 +55,9 @@ public class RedlockAutoConfiguration {
      */
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean
-    public RedlockClient redlockClient(RedlockProperties properties, ObjectProvider<RedlockListener> listeners,
+    public RedlockClient redlockClient(
+            RedlockProperties properties,
+            ObjectProvider<RedlockListener> listeners,
             ObjectProvider<RedlockConfigCustomizer> customizers) {
         RedlockConfig config;
         try {

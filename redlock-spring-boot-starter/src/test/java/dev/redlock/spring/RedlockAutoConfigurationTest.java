@@ -42,8 +42,10 @@ class RedlockAutoConfigurationTest {
     static final RedisNodesExtension REDIS = new RedisNodesExtension(5);
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
-            .withConfiguration(AutoConfigurations.of(RedlockAutoConfiguration.class,
-                    RedlockHealthContributorAutoConfiguration.class, RedlockIntegrationAutoConfiguration.class));
+            .withConfiguration(AutoConfigurations.of(
+                    RedlockAutoConfiguration.class,
+                    RedlockHealthContributorAutoConfiguration.class,
+                    RedlockIntegrationAutoConfiguration.class));
 
     private ApplicationContextRunner withNodes() {
         return runner.withPropertyValues(TestNodes.properties(REDIS.uris()));
@@ -54,28 +56,28 @@ class RedlockAutoConfigurationTest {
         List<String> uris = REDIS.uris();
         String firstNode = uris.get(0).substring("redis://".length());
         runner.withPropertyValues(
-                "redlock.nodes=" + String.join(",", uris),
-                "redlock.per-node-timeout=150ms",
-                "redlock.connect-timeout=2s",
-                "redlock.lease-time=20s",
-                "redlock.drift-factor=0.02",
-                "redlock.min-validity=5ms",
-                "redlock.wait-budget=3s",
-                "redlock.retry-delay=7ms",
-                "redlock.retry-jitter=0.25",
-                "redlock.circuit-open-duration=3s",
-                "redlock.key-prefix=app:",
-                "redlock.max-hold-time=1h",
-                "redlock.max-failed-extensions=4",
-                "redlock.restart-quarantine=false",
-                "redlock.trust-persistent-nodes=true",
-                "redlock.identity-check-interval=30s",
-                "redlock.max-reply-bytes=128KB",
-                "redlock.release-notifications=false",
-                "redlock.check-topology=false",
-                "redlock.strict-topology=true",
-                "redlock.unverified-identity=" + firstNode,
-                "redlock.integration.lease-time=4s")
+                        "redlock.nodes=" + String.join(",", uris),
+                        "redlock.per-node-timeout=150ms",
+                        "redlock.connect-timeout=2s",
+                        "redlock.lease-time=20s",
+                        "redlock.drift-factor=0.02",
+                        "redlock.min-validity=5ms",
+                        "redlock.wait-budget=3s",
+                        "redlock.retry-delay=7ms",
+                        "redlock.retry-jitter=0.25",
+                        "redlock.circuit-open-duration=3s",
+                        "redlock.key-prefix=app:",
+                        "redlock.max-hold-time=1h",
+                        "redlock.max-failed-extensions=4",
+                        "redlock.restart-quarantine=false",
+                        "redlock.trust-persistent-nodes=true",
+                        "redlock.identity-check-interval=30s",
+                        "redlock.max-reply-bytes=128KB",
+                        "redlock.release-notifications=false",
+                        "redlock.check-topology=false",
+                        "redlock.strict-topology=true",
+                        "redlock.unverified-identity=" + firstNode,
+                        "redlock.integration.lease-time=4s")
                 .run(context -> {
                     assertThat(context).hasNotFailed().hasSingleBean(RedlockClient.class);
                     RedlockConfig config = context.getBean(RedlockClient.class).config();
@@ -107,7 +109,8 @@ class RedlockAutoConfigurationTest {
 
     @Test
     void defaultsAreTheLibrarysDefaults() {
-        RedlockConfig fromProperties = new RedlockProperties().toConfigBuilder().nodes(REDIS.uris()).build();
+        RedlockConfig fromProperties =
+                new RedlockProperties().toConfigBuilder().nodes(REDIS.uris()).build();
         RedlockConfig library = RedlockConfig.builder().nodes(REDIS.uris()).build();
         assertThat(fromProperties.perNodeTimeout()).isEqualTo(library.perNodeTimeout());
         assertThat(fromProperties.connectTimeout()).isEqualTo(library.connectTimeout());
@@ -135,12 +138,14 @@ class RedlockAutoConfigurationTest {
     void theClientLocksAndIsClosedWithTheContext() {
         AtomicReference<RedlockClient> client = new AtomicReference<>();
         withNodes().run(context -> {
-            assertThat(context).hasSingleBean(RedlockClient.class)
+            assertThat(context)
+                    .hasSingleBean(RedlockClient.class)
                     .hasSingleBean(RedlockLockRegistry.class)
                     .hasSingleBean(RedlockHealthIndicator.class);
             client.set(context.getBean(RedlockClient.class));
-            assertThat(client.get().redLock("auto-config-smoke").tryAcquire(Duration.ofSeconds(2))).hasValueSatisfying(
-                    lease -> assertThat(lease.release().released()).isGreaterThanOrEqualTo(3));
+            assertThat(client.get().redLock("auto-config-smoke").tryAcquire(Duration.ofSeconds(2)))
+                    .hasValueSatisfying(
+                            lease -> assertThat(lease.release().released()).isGreaterThanOrEqualTo(3));
             assertThat(client.get().isClosed()).isFalse();
         });
         assertThat(client.get().isClosed()).isTrue();
@@ -154,9 +159,11 @@ class RedlockAutoConfigurationTest {
             assertThat(client.config().keyPrefix()).isEqualTo("second:");
             assertThat(client.config().asyncExecutor()).isSameAs(CustomizingConfiguration.EXECUTOR);
             assertThat(client.config().listeners()).hasSize(1);
-            assertThat(client.redLock("listened").tryAcquire(Duration.ofSeconds(2))).hasValueSatisfying(
-                    lease -> lease.release());
-            assertThat(user.heard).singleElement().satisfies(result -> assertThat(result.acquired()).isTrue());
+            assertThat(client.redLock("listened").tryAcquire(Duration.ofSeconds(2)))
+                    .hasValueSatisfying(lease -> lease.release());
+            assertThat(user.heard)
+                    .singleElement()
+                    .satisfies(result -> assertThat(result.acquired()).isTrue());
             assertThat(user.customizerOrder).containsExactly("first", "second");
         });
     }
@@ -176,53 +183,73 @@ class RedlockAutoConfigurationTest {
 
     @Test
     void backsOffWhenDisabled() {
-        withNodes().withPropertyValues("redlock.enabled=false").run(context -> assertThat(context)
-                .hasNotFailed()
-                .doesNotHaveBean(RedlockClient.class)
-                .doesNotHaveBean(LockRegistry.class)
-                .doesNotHaveBean(RedlockHealthIndicator.class));
+        withNodes()
+                .withPropertyValues("redlock.enabled=false")
+                .run(context -> assertThat(context)
+                        .hasNotFailed()
+                        .doesNotHaveBean(RedlockClient.class)
+                        .doesNotHaveBean(LockRegistry.class)
+                        .doesNotHaveBean(RedlockHealthIndicator.class));
     }
 
     @Test
     void aBadSettingFailsTheContextNamingTheProperty() {
-        withNodes().withPropertyValues("redlock.per-node-timeout=20s", "redlock.lease-time=10s").run(context -> {
-            assertThat(context).hasFailed();
-            assertThat(context.getStartupFailure()).rootCause()
-                    .isInstanceOf(IllegalArgumentException.class);
-            assertThat(context.getStartupFailure()).hasStackTraceContaining(
-                    "invalid redlock configuration: redlock.per-node-timeout: must be below leaseTime");
-        });
-        runner.withPropertyValues("redlock.nodes=redis://127.0.0.1:1,http://x").run(context -> assertThat(
-                context.getStartupFailure()).hasStackTraceContaining("redlock.nodes[1]: "));
-        runner.run(context -> assertThat(context.getStartupFailure()).hasStackTraceContaining(
-                "redlock.nodes: at least 1 node is required"));
+        withNodes()
+                .withPropertyValues("redlock.per-node-timeout=20s", "redlock.lease-time=10s")
+                .run(context -> {
+                    assertThat(context).hasFailed();
+                    assertThat(context.getStartupFailure()).rootCause().isInstanceOf(IllegalArgumentException.class);
+                    assertThat(context.getStartupFailure())
+                            .hasStackTraceContaining(
+                                    "invalid redlock configuration: redlock.per-node-timeout: must be below leaseTime");
+                });
+        runner.withPropertyValues("redlock.nodes=redis://127.0.0.1:1,http://x")
+                .run(context -> assertThat(context.getStartupFailure()).hasStackTraceContaining("redlock.nodes[1]: "));
+        runner.run(context -> assertThat(context.getStartupFailure())
+                .hasStackTraceContaining("redlock.nodes: at least 1 node is required"));
     }
 
     @Test
     void theRegistryBacksOffForTheApplicationsRegistryAndWithoutSpringIntegration() {
-        withNodes().withBean("userRegistry", LockRegistry.class, DefaultLockRegistry::new).run(context -> assertThat(
-                context).hasSingleBean(LockRegistry.class).doesNotHaveBean(RedlockLockRegistry.class));
-        withNodes().withPropertyValues("redlock.integration.enabled=false").run(context -> assertThat(context)
-                .hasSingleBean(RedlockClient.class).doesNotHaveBean(LockRegistry.class));
-        withNodes().withClassLoader(new FilteredClassLoader(LockRegistry.class)).run(context -> assertThat(context)
-                .hasNotFailed().hasSingleBean(RedlockClient.class).doesNotHaveBean(RedlockLockRegistry.class));
+        withNodes()
+                .withBean("userRegistry", LockRegistry.class, DefaultLockRegistry::new)
+                .run(context -> assertThat(context)
+                        .hasSingleBean(LockRegistry.class)
+                        .doesNotHaveBean(RedlockLockRegistry.class));
+        withNodes()
+                .withPropertyValues("redlock.integration.enabled=false")
+                .run(context ->
+                        assertThat(context).hasSingleBean(RedlockClient.class).doesNotHaveBean(LockRegistry.class));
+        withNodes()
+                .withClassLoader(new FilteredClassLoader(LockRegistry.class))
+                .run(context -> assertThat(context)
+                        .hasNotFailed()
+                        .hasSingleBean(RedlockClient.class)
+                        .doesNotHaveBean(RedlockLockRegistry.class));
     }
 
     @Test
     void theRegistryLeaseTimeDefaultsToTheClientsAndIsChecked() {
-        withNodes().run(context -> assertThat(context.getBean(RedlockLockRegistry.class).getLeaseTime())
-                .isEqualTo(Duration.ofSeconds(10)));
-        withNodes().withPropertyValues("redlock.integration.lease-time=100ms").run(context -> assertThat(
-                context.getStartupFailure()).hasStackTraceContaining("redlock.integration.lease-time: "));
+        withNodes()
+                .run(context -> assertThat(
+                                context.getBean(RedlockLockRegistry.class).getLeaseTime())
+                        .isEqualTo(Duration.ofSeconds(10)));
+        withNodes()
+                .withPropertyValues("redlock.integration.lease-time=100ms")
+                .run(context -> assertThat(context.getStartupFailure())
+                        .hasStackTraceContaining("redlock.integration.lease-time: "));
     }
 
     @Test
     void everyAutoConfigurationIsRegistered() {
-        Set<String> candidates = Set.copyOf(ImportCandidates.load(AutoConfiguration.class,
-                getClass().getClassLoader()).getCandidates());
-        assertThat(candidates).contains(RedlockAutoConfiguration.class.getName(),
-                RedlockHealthContributorAutoConfiguration.class.getName(),
-                RedlockIntegrationAutoConfiguration.class.getName());
+        Set<String> candidates = Set.copyOf(
+                ImportCandidates.load(AutoConfiguration.class, getClass().getClassLoader())
+                        .getCandidates());
+        assertThat(candidates)
+                .contains(
+                        RedlockAutoConfiguration.class.getName(),
+                        RedlockHealthContributorAutoConfiguration.class.getName(),
+                        RedlockIntegrationAutoConfiguration.class.getName());
     }
 
     /** Two customizers, in order, and a listener bean. */
@@ -271,7 +298,8 @@ class RedlockAutoConfigurationTest {
 
         @Bean(destroyMethod = "close")
         RedlockClient userClient() {
-            client = RedlockClient.create(TestNodes.config(REDIS.uris()).keyPrefix("user-bean:").build());
+            client = RedlockClient.create(
+                    TestNodes.config(REDIS.uris()).keyPrefix("user-bean:").build());
             return client;
         }
     }

@@ -12,8 +12,7 @@ import java.util.List;
  */
 public final class TestNodes {
 
-    private TestNodes() {
-    }
+    private TestNodes() {}
 
     /**
      * The test settings as {@code redlock.*} properties, for a context runner or an application.

@@ -14,164 +14,164 @@ import java.util.stream.Collectors;
  */
 public final class RedisNodes implements AutoCloseable {
 
-  private final List<RedisServer> servers;
+    private final List<RedisServer> servers;
 
-  private RedisNodes(List<RedisServer> servers) {
-    this.servers = List.copyOf(servers);
-  }
-
-  /**
-   * Starts {@code n} servers in parallel with default arguments (no persistence). If any fails
-   * to start, the others are closed before the failure is thrown.
-   *
-   * @param n number of servers, at least 1
-   * @return the running group
-   * @throws IllegalStateException if a server cannot be started
-   */
-  public static RedisNodes start(int n) {
-    return start(n, List.of());
-  }
-
-  /**
-   * Starts {@code n} servers in parallel, each with the given extra redis-server arguments (see
-   * {@link RedisServer#start(List)}). If any fails to start, the others are closed before the
-   * failure is thrown.
-   *
-   * @param n number of servers, at least 1
-   * @param extraArgs arguments appended to every server's command line
-   * @return the running group
-   * @throws IllegalStateException if a server cannot be started
-   */
-  public static RedisNodes start(int n, List<String> extraArgs) {
-    List<String> args = List.copyOf(extraArgs);
-    if (n < 1) {
-      throw new IllegalArgumentException("n must be at least 1, got " + n);
+    private RedisNodes(List<RedisServer> servers) {
+        this.servers = List.copyOf(servers);
     }
-    ExecutorService pool = Executors.newFixedThreadPool(n, r -> {
-      Thread t = new Thread(r, "redis-nodes-start");
-      t.setDaemon(true);
-      return t;
-    });
-    try {
-      List<CompletableFuture<RedisServer>> futures = new ArrayList<>();
-      for (int i = 0; i < n; i++) {
-        futures.add(CompletableFuture.supplyAsync(() -> RedisServer.start(args), pool));
-      }
-      List<RedisServer> started = new ArrayList<>();
-      RuntimeException failure = null;
-      for (CompletableFuture<RedisServer> future : futures) {
-        try {
-          started.add(future.join());
-        } catch (CompletionException e) {
-          RuntimeException cause = e.getCause() instanceof RuntimeException
-              ? (RuntimeException) e.getCause() : e;
-          if (failure == null) {
-            failure = cause;
-          } else {
-            failure.addSuppressed(cause);
-          }
+
+    /**
+     * Starts {@code n} servers in parallel with default arguments (no persistence). If any fails
+     * to start, the others are closed before the failure is thrown.
+     *
+     * @param n number of servers, at least 1
+     * @return the running group
+     * @throws IllegalStateException if a server cannot be started
+     */
+    public static RedisNodes start(int n) {
+        return start(n, List.of());
+    }
+
+    /**
+     * Starts {@code n} servers in parallel, each with the given extra redis-server arguments (see
+     * {@link RedisServer#start(List)}). If any fails to start, the others are closed before the
+     * failure is thrown.
+     *
+     * @param n number of servers, at least 1
+     * @param extraArgs arguments appended to every server's command line
+     * @return the running group
+     * @throws IllegalStateException if a server cannot be started
+     */
+    public static RedisNodes start(int n, List<String> extraArgs) {
+        List<String> args = List.copyOf(extraArgs);
+        if (n < 1) {
+            throw new IllegalArgumentException("n must be at least 1, got " + n);
         }
-      }
-      if (failure != null) {
-        // Never leak the servers that did start.
-        closeAll(started, failure);
-        throw failure;
-      }
-      return new RedisNodes(started);
-    } finally {
-      pool.shutdown();
+        ExecutorService pool = Executors.newFixedThreadPool(n, r -> {
+            Thread t = new Thread(r, "redis-nodes-start");
+            t.setDaemon(true);
+            return t;
+        });
+        try {
+            List<CompletableFuture<RedisServer>> futures = new ArrayList<>();
+            for (int i = 0; i < n; i++) {
+                futures.add(CompletableFuture.supplyAsync(() -> RedisServer.start(args), pool));
+            }
+            List<RedisServer> started = new ArrayList<>();
+            RuntimeException failure = null;
+            for (CompletableFuture<RedisServer> future : futures) {
+                try {
+                    started.add(future.join());
+                } catch (CompletionException e) {
+                    RuntimeException cause =
+                            e.getCause() instanceof RuntimeException ? (RuntimeException) e.getCause() : e;
+                    if (failure == null) {
+                        failure = cause;
+                    } else {
+                        failure.addSuppressed(cause);
+                    }
+                }
+            }
+            if (failure != null) {
+                // Never leak the servers that did start.
+                closeAll(started, failure);
+                throw failure;
+            }
+            return new RedisNodes(started);
+        } finally {
+            pool.shutdown();
+        }
     }
-  }
 
-  /**
-   * Returns the number of servers in the group.
-   *
-   * @return the group size
-   */
-  public int size() {
-    return servers.size();
-  }
-
-  /**
-   * Returns one server.
-   *
-   * @param i index, from 0 to {@code size() - 1}
-   * @return the server at that index
-   */
-  public RedisServer get(int i) {
-    return servers.get(i);
-  }
-
-  /**
-   * Returns all servers, in index order.
-   *
-   * @return an unmodifiable list
-   */
-  public List<RedisServer> servers() {
-    return servers;
-  }
-
-  /**
-   * Returns the URIs of all servers, in index order.
-   *
-   * @return e.g. {@code [redis://127.0.0.1:41234, ...]}
-   */
-  public List<String> uris() {
-    return servers.stream().map(RedisServer::uri).collect(Collectors.toUnmodifiableList());
-  }
-
-  /** Runs FLUSHALL on every server that is running and not paused. */
-  public void flushAll() {
-    for (RedisServer server : servers) {
-      if (server.isRunning() && !server.isPaused()) {
-        server.flushAll();
-      }
+    /**
+     * Returns the number of servers in the group.
+     *
+     * @return the group size
+     */
+    public int size() {
+        return servers.size();
     }
-  }
 
-  /** Undoes fault injection: resumes every paused server and restarts every killed one. */
-  public void healAll() {
-    for (RedisServer server : servers) {
-      if (server.isPaused()) {
-        server.resume();
-      }
-      if (!server.isRunning()) {
-        server.restart();
-      }
+    /**
+     * Returns one server.
+     *
+     * @param i index, from 0 to {@code size() - 1}
+     * @return the server at that index
+     */
+    public RedisServer get(int i) {
+        return servers.get(i);
     }
-  }
 
-  /**
-   * Closes every server, even if some fail to close.
-   *
-   * @throws IllegalStateException carrying every failure as suppressed exceptions, if any
-   */
-  @Override
-  public void close() {
-    IllegalStateException failure = new IllegalStateException("Failed to close some redis-servers");
-    closeAll(servers, failure);
-    if (failure.getSuppressed().length > 0) {
-      throw failure;
+    /**
+     * Returns all servers, in index order.
+     *
+     * @return an unmodifiable list
+     */
+    public List<RedisServer> servers() {
+        return servers;
     }
-  }
 
-  private static void closeAll(List<RedisServer> servers, RuntimeException collector) {
-    for (RedisServer server : servers) {
-      try {
-        server.close();
-      } catch (RuntimeException e) {
-        collector.addSuppressed(e);
-      }
+    /**
+     * Returns the URIs of all servers, in index order.
+     *
+     * @return e.g. {@code [redis://127.0.0.1:41234, ...]}
+     */
+    public List<String> uris() {
+        return servers.stream().map(RedisServer::uri).collect(Collectors.toUnmodifiableList());
     }
-  }
 
-  /**
-   * Describes the group for logs and assertion messages.
-   *
-   * @return the servers' descriptions
-   */
-  @Override
-  public String toString() {
-    return "RedisNodes" + servers;
-  }
+    /** Runs FLUSHALL on every server that is running and not paused. */
+    public void flushAll() {
+        for (RedisServer server : servers) {
+            if (server.isRunning() && !server.isPaused()) {
+                server.flushAll();
+            }
+        }
+    }
+
+    /** Undoes fault injection: resumes every paused server and restarts every killed one. */
+    public void healAll() {
+        for (RedisServer server : servers) {
+            if (server.isPaused()) {
+                server.resume();
+            }
+            if (!server.isRunning()) {
+                server.restart();
+            }
+        }
+    }
+
+    /**
+     * Closes every server, even if some fail to close.
+     *
+     * @throws IllegalStateException carrying every failure as suppressed exceptions, if any
+     */
+    @Override
+    public void close() {
+        IllegalStateException failure = new IllegalStateException("Failed to close some redis-servers");
+        closeAll(servers, failure);
+        if (failure.getSuppressed().length > 0) {
+            throw failure;
+        }
+    }
+
+    private static void closeAll(List<RedisServer> servers, RuntimeException collector) {
+        for (RedisServer server : servers) {
+            try {
+                server.close();
+            } catch (RuntimeException e) {
+                collector.addSuppressed(e);
+            }
+        }
+    }
+
+    /**
+     * Describes the group for logs and assertion messages.
+     *
+     * @return the servers' descriptions
+     */
+    @Override
+    public String toString() {
+        return "RedisNodes" + servers;
+    }
 }

@@ -21,123 +21,124 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * the servers of their enclosing class. The static field may live in an abstract base class: each
  * concrete subclass then gets fresh servers, but such classes must not run concurrently.
  */
-public final class RedisNodesExtension
-    implements BeforeAllCallback, AfterAllCallback, BeforeEachCallback {
+public final class RedisNodesExtension implements BeforeAllCallback, AfterAllCallback, BeforeEachCallback {
 
-  private final int size;
-  private final List<String> extraArgs;
-  private volatile RedisNodes nodes;
-  private String owner; // unique id of the class context that started the nodes; guarded by this
+    private final int size;
+    private final List<String> extraArgs;
+    private volatile RedisNodes nodes;
+    private String owner; // unique id of the class context that started the nodes; guarded by this
 
-  /**
-   * Creates an extension that will run {@code size} servers with default arguments.
-   *
-   * @param size number of servers, at least 1
-   */
-  public RedisNodesExtension(int size) {
-    this(size, List.of());
-  }
-
-  /**
-   * Creates an extension that will run {@code size} servers with extra redis-server arguments
-   * (e.g. {@code List.of("--appendonly", "yes", "--appendfsync", "always")}).
-   *
-   * @param size number of servers, at least 1
-   * @param extraArgs arguments appended to every server's command line
-   */
-  public RedisNodesExtension(int size, List<String> extraArgs) {
-    if (size < 1) {
-      throw new IllegalArgumentException("size must be at least 1, got " + size);
+    /**
+     * Creates an extension that will run {@code size} servers with default arguments.
+     *
+     * @param size number of servers, at least 1
+     */
+    public RedisNodesExtension(int size) {
+        this(size, List.of());
     }
-    this.size = size;
-    this.extraArgs = List.copyOf(extraArgs);
-  }
 
-  /**
-   * Starts the servers, unless an enclosing class of a {@code @Nested} class already did.
-   *
-   * @param context the class-level extension context
-   */
-  @Override
-  public synchronized void beforeAll(ExtensionContext context) {
-    if (nodes != null) {
-      if (isWithin(context, owner)) {
-        return;
-      }
-      throw new IllegalStateException("This RedisNodesExtension is already in use by " + owner
-          + "; test classes sharing one instance must not run concurrently");
+    /**
+     * Creates an extension that will run {@code size} servers with extra redis-server arguments
+     * (e.g. {@code List.of("--appendonly", "yes", "--appendfsync", "always")}).
+     *
+     * @param size number of servers, at least 1
+     * @param extraArgs arguments appended to every server's command line
+     */
+    public RedisNodesExtension(int size, List<String> extraArgs) {
+        if (size < 1) {
+            throw new IllegalArgumentException("size must be at least 1, got " + size);
+        }
+        this.size = size;
+        this.extraArgs = List.copyOf(extraArgs);
     }
-    nodes = RedisNodes.start(size, extraArgs);
-    owner = context.getUniqueId();
-  }
 
-  /**
-   * Heals every server (resume paused, restart killed) and flushes all keys.
-   *
-   * @param context the method-level extension context
-   */
-  @Override
-  public void beforeEach(ExtensionContext context) {
-    RedisNodes current = nodes();
-    current.healAll();
-    current.flushAll();
-  }
-
-  /**
-   * Closes the servers if this class started them.
-   *
-   * @param context the class-level extension context
-   */
-  @Override
-  public synchronized void afterAll(ExtensionContext context) {
-    if (nodes != null && context.getUniqueId().equals(owner)) {
-      RedisNodes current = nodes;
-      nodes = null;
-      owner = null;
-      current.close();
+    /**
+     * Starts the servers, unless an enclosing class of a {@code @Nested} class already did.
+     *
+     * @param context the class-level extension context
+     */
+    @Override
+    public synchronized void beforeAll(ExtensionContext context) {
+        if (nodes != null) {
+            if (isWithin(context, owner)) {
+                return;
+            }
+            throw new IllegalStateException("This RedisNodesExtension is already in use by " + owner
+                    + "; test classes sharing one instance must not run concurrently");
+        }
+        nodes = RedisNodes.start(size, extraArgs);
+        owner = context.getUniqueId();
     }
-  }
 
-  /**
-   * Returns the running group of servers.
-   *
-   * @return the nodes
-   * @throws IllegalStateException if called outside a test class's lifecycle
-   */
-  public RedisNodes nodes() {
-    RedisNodes current = nodes;
-    if (current == null) {
-      throw new IllegalStateException("Redis nodes are not running; is the extension registered"
-          + " with @RegisterExtension on a static field?");
+    /**
+     * Heals every server (resume paused, restart killed) and flushes all keys.
+     *
+     * @param context the method-level extension context
+     */
+    @Override
+    public void beforeEach(ExtensionContext context) {
+        RedisNodes current = nodes();
+        current.healAll();
+        current.flushAll();
     }
-    return current;
-  }
 
-  /**
-   * Returns one server of the group.
-   *
-   * @param i index, from 0 to {@code size - 1}
-   * @return the server
-   */
-  public RedisServer node(int i) {
-    return nodes().get(i);
-  }
-
-  /**
-   * Returns the URIs of all servers, in index order.
-   *
-   * @return e.g. {@code [redis://127.0.0.1:41234, ...]}
-   */
-  public List<String> uris() {
-    return nodes().uris();
-  }
-
-  private static boolean isWithin(ExtensionContext context, String ancestorId) {
-    for (Optional<ExtensionContext> c = context.getParent(); c.isPresent(); c = c.get().getParent()) {
-      if (c.get().getUniqueId().equals(ancestorId)) {
-        return true;
-      }
+    /**
+     * Closes the servers if this class started them.
+     *
+     * @param context the class-level extension context
+     */
+    @Override
+    public synchronized void afterAll(ExtensionContext context) {
+        if (nodes != null && context.getUniqueId().equals(owner)) {
+            RedisNodes current = nodes;
+            nodes = null;
+            owner = null;
+            current.close();
+        }
     }
-    return false;
-  }
+
+    /**
+     * Returns the running group of servers.
+     *
+     * @return the nodes
+     * @throws IllegalStateException if called outside a test class's lifecycle
+     */
+    public RedisNodes nodes() {
+        RedisNodes current = nodes;
+        if (current == null) {
+            throw new IllegalStateException("Redis nodes are not running; is the extension registered"
+                    + " with @RegisterExtension on a static field?");
+        }
+        return current;
+    }
+
+    /**
+     * Returns one server of the group.
+     *
+     * @param i index, from 0 to {@code size - 1}
+     * @return the server
+     */
+    public RedisServer node(int i) {
+        return nodes().get(i);
+    }
+
+    /**
+     * Returns the URIs of all servers, in index order.
+     *
+     * @return e.g. {@code [redis://127.0.0.1:41234, ...]}
+     */
+    public List<String> uris() {
+        return nodes().uris();
+    }
+
+    private static boolean isWithin(ExtensionContext context, String ancestorId) {
+        for (Optional<ExtensionContext> c = context.getParent();
+                c.isPresent();
+                c = c.get().getParent()) {
+            if (c.get().getUniqueId().equals(ancestorId)) {
+                return true;
+            }
+        }
+        return false;
+    }
 }

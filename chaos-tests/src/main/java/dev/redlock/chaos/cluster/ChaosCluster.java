@@ -46,7 +46,7 @@ public final class ChaosCluster implements AutoCloseable {
     private final List<RedisServer> servers;
     private final List<FaultProxy> proxies;
     private final boolean aof;
-    private volatile Consumer<NemesisEvent> listener = e -> { };
+    private volatile Consumer<NemesisEvent> listener = e -> {};
 
     private ChaosCluster(List<RedisServer> servers, List<FaultProxy> proxies, boolean aof) {
         this.servers = servers;
@@ -62,9 +62,7 @@ public final class ChaosCluster implements AutoCloseable {
      * @return the running cluster
      */
     public static ChaosCluster start(int n, Options options) {
-        List<String> args = options.aof
-                ? List.of("--appendonly", "yes", "--appendfsync", "always")
-                : List.of();
+        List<String> args = options.aof ? List.of("--appendonly", "yes", "--appendfsync", "always") : List.of();
         List<RedisServer> servers = new ArrayList<>();
         List<FaultProxy> proxies = new ArrayList<>();
         try {
@@ -157,8 +155,8 @@ public final class ChaosCluster implements AutoCloseable {
     public void clientPauseWrites(int i, Duration duration) {
         // A generous timeout: the nemesis may have SIGSTOPped this node a moment ago; the command runs when it resumes.
         try (Jedis jedis = servers.get(i).client(Duration.ofSeconds(10))) {
-            jedis.sendCommand(redis.clients.jedis.Protocol.Command.CLIENT, "PAUSE",
-                    Long.toString(duration.toMillis()), "WRITE");
+            jedis.sendCommand(
+                    redis.clients.jedis.Protocol.Command.CLIENT, "PAUSE", Long.toString(duration.toMillis()), "WRITE");
         }
         record("client-pause", i, duration.toMillis() + " ms WRITE");
     }

@@ -8,11 +8,11 @@ package dev.redlock.chaos.history;
  */
 public interface Checker {
 
-  /**
-   * Checks the history.
-   *
-   * @param history the run's recorded operations and nemesis events
-   * @return the verdict, with violations when INVALID
-   */
-  CheckResult check(History history);
+    /**
+     * Checks the history.
+     *
+     * @param history the run's recorded operations and nemesis events
+     * @return the verdict, with violations when INVALID
+     */
+    CheckResult check(History history);
 }

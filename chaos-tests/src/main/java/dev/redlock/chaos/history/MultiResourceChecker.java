@@ -24,46 +24,45 @@ import java.util.SortedMap;
  */
 public final class MultiResourceChecker implements Checker {
 
-  /** This checker's name in its results. */
-  public static final String NAME = "multi-resource";
+    /** This checker's name in its results. */
+    public static final String NAME = "multi-resource";
 
-  /** Creates the checker; it has no settings. */
-  public MultiResourceChecker() {}
+    /** Creates the checker; it has no settings. */
+    public MultiResourceChecker() {}
 
-  /**
-   * Checks every resource's holders for overlapping windows.
-   *
-   * @param history the run
-   * @return VALID when no resource was held twice at once, INVALID listing every overlap
-   */
-  @Override
-  public CheckResult check(History history) {
-    List<Op> ops = history.ops();
-    SortedMap<String, List<Op>> byResource = Windows.byName(ops, Op::resourcesHeld);
-    List<Op> multi = new ArrayList<>();
-    int windows = 0;
-    for (Op op : ops) {
-      if (op.outcome() == Op.Outcome.OK && !op.windowEmpty()) {
-        windows++;
-        if (op.kind() == Op.Kind.MULTI) {
-          multi.add(op);
+    /**
+     * Checks every resource's holders for overlapping windows.
+     *
+     * @param history the run
+     * @return VALID when no resource was held twice at once, INVALID listing every overlap
+     */
+    @Override
+    public CheckResult check(History history) {
+        List<Op> ops = history.ops();
+        SortedMap<String, List<Op>> byResource = Windows.byName(ops, Op::resourcesHeld);
+        List<Op> multi = new ArrayList<>();
+        int windows = 0;
+        for (Op op : ops) {
+            if (op.outcome() == Op.Outcome.OK && !op.windowEmpty()) {
+                windows++;
+                if (op.kind() == Op.Kind.MULTI) {
+                    multi.add(op);
+                }
+            }
         }
-      }
+
+        List<String> violations = Windows.heldTwice("resource", byResource);
+
+        String summary = windows
+                + " holding windows ("
+                + multi.size()
+                + " multi-resource) on "
+                + byResource.size()
+                + " resources checked, at most "
+                + Windows.mostAtOnce(multi)
+                + " multi-resource leases at once, "
+                + violations.size()
+                + " overlaps";
+        return CheckResult.of(NAME, violations, summary);
     }
-
-    List<String> violations = Windows.heldTwice("resource", byResource);
-
-    String summary =
-        windows
-            + " holding windows ("
-            + multi.size()
-            + " multi-resource) on "
-            + byResource.size()
-            + " resources checked, at most "
-            + Windows.mostAtOnce(multi)
-            + " multi-resource leases at once, "
-            + violations.size()
-            + " overlaps";
-    return CheckResult.of(NAME, violations, summary);
-  }
 }

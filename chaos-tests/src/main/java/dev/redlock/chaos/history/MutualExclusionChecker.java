@@ -15,43 +15,42 @@ import java.util.SortedMap;
  */
 public final class MutualExclusionChecker implements Checker {
 
-  /** This checker's name in its results. */
-  public static final String NAME = "mutual-exclusion";
+    /** This checker's name in its results. */
+    public static final String NAME = "mutual-exclusion";
 
-  /** Creates the checker; it has no settings. */
-  public MutualExclusionChecker() {}
+    /** Creates the checker; it has no settings. */
+    public MutualExclusionChecker() {}
 
-  /**
-   * Checks every lock's OK windows for overlaps.
-   *
-   * @param history the run
-   * @return VALID when no windows overlap, INVALID listing every overlap otherwise
-   */
-  @Override
-  public CheckResult check(History history) {
-    List<Op> ops = history.ops();
-    int empty = 0;
-    for (Op op : ops) {
-      if (op.outcome() == Op.Outcome.OK && op.windowEmpty()) {
-        empty++;
-      }
+    /**
+     * Checks every lock's OK windows for overlaps.
+     *
+     * @param history the run
+     * @return VALID when no windows overlap, INVALID listing every overlap otherwise
+     */
+    @Override
+    public CheckResult check(History history) {
+        List<Op> ops = history.ops();
+        int empty = 0;
+        for (Op op : ops) {
+            if (op.outcome() == Op.Outcome.OK && op.windowEmpty()) {
+                empty++;
+            }
+        }
+        SortedMap<String, List<Op>> byLock = Windows.byName(ops, op -> List.of(op.lock()));
+        int windows = 0;
+        for (List<Op> group : byLock.values()) {
+            windows += group.size();
+        }
+        List<String> violations = Windows.heldTwice("lock", byLock);
+
+        String summary = windows
+                + " holding windows on "
+                + byLock.size()
+                + " locks checked, "
+                + empty
+                + " empty windows ignored, "
+                + violations.size()
+                + " overlaps";
+        return CheckResult.of(NAME, violations, summary);
     }
-    SortedMap<String, List<Op>> byLock = Windows.byName(ops, op -> List.of(op.lock()));
-    int windows = 0;
-    for (List<Op> group : byLock.values()) {
-      windows += group.size();
-    }
-    List<String> violations = Windows.heldTwice("lock", byLock);
-
-    String summary =
-        windows
-            + " holding windows on "
-            + byLock.size()
-            + " locks checked, "
-            + empty
-            + " empty windows ignored, "
-            + violations.size()
-            + " overlaps";
-    return CheckResult.of(NAME, violations, summary);
-  }
 }

@@ -14,41 +14,41 @@ import java.util.Objects;
  */
 public record NemesisEvent(long atNanos, String kind, int node, String detail) {
 
-  /** The {@link #node()} value for an event that concerns every node. */
-  public static final int ALL_NODES = -1;
+    /** The {@link #node()} value for an event that concerns every node. */
+    public static final int ALL_NODES = -1;
 
-  /**
-   * Checks that the event has a kind.
-   *
-   * @param atNanos when the nemesis acted
-   * @param kind what it did
-   * @param node the node, or {@link #ALL_NODES}
-   * @param detail free-form detail, or null
-   * @throws NullPointerException if {@code kind} is null
-   */
-  public NemesisEvent {
-    Objects.requireNonNull(kind, "kind");
-  }
+    /**
+     * Checks that the event has a kind.
+     *
+     * @param atNanos when the nemesis acted
+     * @param kind what it did
+     * @param node the node, or {@link #ALL_NODES}
+     * @param detail free-form detail, or null
+     * @throws NullPointerException if {@code kind} is null
+     */
+    public NemesisEvent {
+        Objects.requireNonNull(kind, "kind");
+    }
 
-  /**
-   * Encodes this event as one line of JSON (no line break), with {@code "type":"nemesis"} first.
-   *
-   * @return the JSON text
-   */
-  public String toJson() {
-    return JsonLines.write(JsonLines.EventLine.of(this));
-  }
+    /**
+     * Encodes this event as one line of JSON (no line break), with {@code "type":"nemesis"} first.
+     *
+     * @return the JSON text
+     */
+    public String toJson() {
+        return JsonLines.write(JsonLines.EventLine.of(this));
+    }
 
-  /**
-   * Parses the format written by {@link #toJson()}. The {@code "type"} member may be absent but,
-   * if present, must be {@code "nemesis"}; every other member is required and no others are
-   * allowed.
-   *
-   * @param json one JSON object
-   * @return the event it describes
-   * @throws IllegalArgumentException if the text is not in that format
-   */
-  public static NemesisEvent fromJson(String json) {
-    return JsonLines.read(json, JsonLines.EventLine.class).toEvent();
-  }
+    /**
+     * Parses the format written by {@link #toJson()}. The {@code "type"} member may be absent but,
+     * if present, must be {@code "nemesis"}; every other member is required and no others are
+     * allowed.
+     *
+     * @param json one JSON object
+     * @return the event it describes
+     * @throws IllegalArgumentException if the text is not in that format
+     */
+    public static NemesisEvent fromJson(String json) {
+        return JsonLines.read(json, JsonLines.EventLine.class).toEvent();
+    }
 }

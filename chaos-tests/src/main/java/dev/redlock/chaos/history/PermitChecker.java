@@ -15,51 +15,56 @@ import java.util.Map;
  */
 public final class PermitChecker implements Checker {
 
-  /** This checker's name in its results. */
-  public static final String NAME = "permits";
+    /** This checker's name in its results. */
+    public static final String NAME = "permits";
 
-  private final int permits;
+    private final int permits;
 
-  /**
-   * Creates the checker.
-   *
-   * @param permits how many holders a semaphore may have at once, at least 1
-   */
-  public PermitChecker(int permits) {
-    if (permits < 1) {
-      throw new IllegalArgumentException("permits: must be at least 1, was " + permits);
-    }
-    this.permits = permits;
-  }
-
-  /**
-   * Checks every semaphore's OK windows.
-   *
-   * @param history the run
-   * @return VALID when no instant has more than {@code permits} open windows, INVALID listing each excess
-   */
-  @Override
-  public CheckResult check(History history) {
-    Map<String, List<Op>> bySemaphore = Windows.byName(history.ops(), op -> List.of(op.lock()));
-    List<String> violations = new ArrayList<>();
-    int windows = 0;
-    int[] most = {0};
-    for (Map.Entry<String, List<Op>> entry : bySemaphore.entrySet()) {
-      windows += entry.getValue().size();
-      Windows.sweepOpen(entry.getValue(), open -> {
-        most[0] = Math.max(most[0], open.size());
-        if (open.size() > permits) {
-          StringBuilder v = new StringBuilder("semaphore \"").append(entry.getKey()).append("\" held ")
-              .append(open.size()).append(" times at once (").append(permits).append(" permits):");
-          for (Op op : open) {
-            v.append(" client ").append(op.client()).append(' ').append(op);
-          }
-          violations.add(v.toString());
+    /**
+     * Creates the checker.
+     *
+     * @param permits how many holders a semaphore may have at once, at least 1
+     */
+    public PermitChecker(int permits) {
+        if (permits < 1) {
+            throw new IllegalArgumentException("permits: must be at least 1, was " + permits);
         }
-      });
+        this.permits = permits;
     }
-    String summary = windows + " holding windows on " + bySemaphore.size() + " semaphores checked, at most "
-        + most[0] + " held at once, " + violations.size() + " excesses";
-    return CheckResult.of(NAME, violations, summary);
-  }
+
+    /**
+     * Checks every semaphore's OK windows.
+     *
+     * @param history the run
+     * @return VALID when no instant has more than {@code permits} open windows, INVALID listing each excess
+     */
+    @Override
+    public CheckResult check(History history) {
+        Map<String, List<Op>> bySemaphore = Windows.byName(history.ops(), op -> List.of(op.lock()));
+        List<String> violations = new ArrayList<>();
+        int windows = 0;
+        int[] most = {0};
+        for (Map.Entry<String, List<Op>> entry : bySemaphore.entrySet()) {
+            windows += entry.getValue().size();
+            Windows.sweepOpen(entry.getValue(), open -> {
+                most[0] = Math.max(most[0], open.size());
+                if (open.size() > permits) {
+                    StringBuilder v = new StringBuilder("semaphore \"")
+                            .append(entry.getKey())
+                            .append("\" held ")
+                            .append(open.size())
+                            .append(" times at once (")
+                            .append(permits)
+                            .append(" permits):");
+                    for (Op op : open) {
+                        v.append(" client ").append(op.client()).append(' ').append(op);
+                    }
+                    violations.add(v.toString());
+                }
+            });
+        }
+        String summary = windows + " holding windows on " + bySemaphore.size() + " semaphores checked, at most "
+                + most[0] + " held at once, " + violations.size() + " excesses";
+        return CheckResult.of(NAME, violations, summary);
+    }
 }

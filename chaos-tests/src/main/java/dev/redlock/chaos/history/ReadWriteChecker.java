@@ -24,67 +24,65 @@ import java.util.Map;
  */
 public final class ReadWriteChecker implements Checker {
 
-  /** This checker's name in its results. */
-  public static final String NAME = "read-write";
+    /** This checker's name in its results. */
+    public static final String NAME = "read-write";
 
-  /** Creates the checker; it has no settings. */
-  public ReadWriteChecker() {}
+    /** Creates the checker; it has no settings. */
+    public ReadWriteChecker() {}
 
-  /**
-   * Checks every lock's OK windows for a writer overlapping another holder.
-   *
-   * @param history the run
-   * @return VALID when no writer's window overlaps another holder's, INVALID listing every overlap
-   */
-  @Override
-  public CheckResult check(History history) {
-    Map<String, List<Op>> byLock = Windows.byName(history.ops(), op -> List.of(op.lock()));
-    int readers = 0;
-    int writers = 0;
-    int mostReaders = 0;
-    List<String> violations = new ArrayList<>();
-    for (Map.Entry<String, List<Op>> entry : byLock.entrySet()) {
-      List<Op> sorted = entry.getValue();
-      List<Op> readersHere = sorted.stream().filter(ReadWriteChecker::isReader).toList();
-      readers += readersHere.size();
-      writers += sorted.size() - readersHere.size();
-      Windows.sweepOverlaps(
-          sorted,
-          op -> !isReader(op),
-          (earlier, later, nanos) ->
-              violations.add(
-                  "lock \""
-                      + entry.getKey()
-                      + "\" "
-                      + role(earlier)
-                      + " and "
-                      + role(later)
-                      + " held it together for "
-                      + Nanos.ms(nanos)
-                      + ": "
-                      + Windows.overlapping(earlier, later)));
-      mostReaders = Math.max(mostReaders, Windows.mostAtOnce(readersHere));
+    /**
+     * Checks every lock's OK windows for a writer overlapping another holder.
+     *
+     * @param history the run
+     * @return VALID when no writer's window overlaps another holder's, INVALID listing every overlap
+     */
+    @Override
+    public CheckResult check(History history) {
+        Map<String, List<Op>> byLock = Windows.byName(history.ops(), op -> List.of(op.lock()));
+        int readers = 0;
+        int writers = 0;
+        int mostReaders = 0;
+        List<String> violations = new ArrayList<>();
+        for (Map.Entry<String, List<Op>> entry : byLock.entrySet()) {
+            List<Op> sorted = entry.getValue();
+            List<Op> readersHere =
+                    sorted.stream().filter(ReadWriteChecker::isReader).toList();
+            readers += readersHere.size();
+            writers += sorted.size() - readersHere.size();
+            Windows.sweepOverlaps(
+                    sorted,
+                    op -> !isReader(op),
+                    (earlier, later, nanos) -> violations.add("lock \""
+                            + entry.getKey()
+                            + "\" "
+                            + role(earlier)
+                            + " and "
+                            + role(later)
+                            + " held it together for "
+                            + Nanos.ms(nanos)
+                            + ": "
+                            + Windows.overlapping(earlier, later)));
+            mostReaders = Math.max(mostReaders, Windows.mostAtOnce(readersHere));
+        }
+
+        String summary = readers
+                + " reader and "
+                + writers
+                + " writer holding windows on "
+                + byLock.size()
+                + " locks checked, at most "
+                + mostReaders
+                + " readers at once, "
+                + violations.size()
+                + " overlaps with a writer";
+        return CheckResult.of(NAME, violations, summary);
     }
 
-    String summary =
-        readers
-            + " reader and "
-            + writers
-            + " writer holding windows on "
-            + byLock.size()
-            + " locks checked, at most "
-            + mostReaders
-            + " readers at once, "
-            + violations.size()
-            + " overlaps with a writer";
-    return CheckResult.of(NAME, violations, summary);
-  }
+    private static boolean isReader(Op op) {
+        return op.kind() == Op.Kind.READ;
+    }
 
-  private static boolean isReader(Op op) {
-    return op.kind() == Op.Kind.READ;
-  }
-
-  private static String role(Op op) {
-    return isReader(op) ? "a reader" : "a writer";
-  }
+    private static String role(Op op) {
+        return isReader(op) ? "a reader" : "a writer";
+    }
 }

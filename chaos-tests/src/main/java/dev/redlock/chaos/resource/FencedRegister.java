@@ -14,8 +14,7 @@ import java.util.List;
 public final class FencedRegister {
 
     /** One accepted or rejected write, for the history. */
-    public record Write(long token, long value, boolean accepted) {
-    }
+    public record Write(long token, long value, boolean accepted) {}
 
     private long highestToken = Long.MIN_VALUE;
     private long value;

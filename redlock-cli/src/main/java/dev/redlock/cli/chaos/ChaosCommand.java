@@ -13,14 +13,12 @@ import dev.redlock.chaos.history.MutualExclusionChecker;
 import dev.redlock.cli.DurationConverter;
 import dev.redlock.cli.ExitCodes;
 import dev.redlock.cli.Json;
-import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -36,57 +34,85 @@ import picocli.CommandLine.Option;
  * {@code redlock chaos}: starts local Redis masters, runs a chaos scenario against a contended workload with a live
  * progress line, prints the checkers' verdicts and writes a report (history, timeline picture, HTML page).
  */
-@Command(name = "chaos", mixinStandardHelpOptions = true, sortOptions = false,
-        description = {"Run a fault-injection scenario against local nodes and draw its timeline.", "",
-                "Start local redis-server masters (the bundled Redis 7.0.15, or $REDLOCK_REDIS_SERVER), run a "
-                + "fault scenario against clients contending for one lock, and check the recorded history: mutual "
-                + "exclusion, lost leases, lost updates, fencing. Writes history.jsonl, report.json, timeline.png "
-                + "and timeline.html to --out. Redis working files go under ./target/.", ""},
+@Command(
+        name = "chaos",
+        mixinStandardHelpOptions = true,
+        sortOptions = false,
+        description = {
+            "Run a fault-injection scenario against local nodes and draw its timeline.",
+            "",
+            "Start local redis-server masters (the bundled Redis 7.0.15, or $REDLOCK_REDIS_SERVER), run a "
+                    + "fault scenario against clients contending for one lock, and check the recorded history: mutual "
+                    + "exclusion, lost leases, lost updates, fencing. Writes history.jsonl, report.json, timeline.png "
+                    + "and timeline.html to --out. Redis working files go under ./target/.",
+            ""
+        },
         exitCodeListHeading = "%nExit status:%n",
         exitCodeList = {
-                "0:no checker found a violation",
-                "1:a checker found a violation",
-                "64:bad arguments",
-                "70:the run could not be carried out (a node failed to start, a client crashed)"})
+            "0:no checker found a violation",
+            "1:a checker found a violation",
+            "64:bad arguments",
+            "70:the run could not be carried out (a node failed to start, a client crashed)"
+        })
 public final class ChaosCommand implements Callable<Integer> {
 
     @Option(names = "--list", description = "List the scenarios and exit.")
     boolean list;
 
-    @Option(names = "--scenario", paramLabel = "NAME", defaultValue = Scenarios.DEFAULT,
+    @Option(
+            names = "--scenario",
+            paramLabel = "NAME",
+            defaultValue = Scenarios.DEFAULT,
             description = "The scenario (default: ${DEFAULT-VALUE}); see --list.")
     String scenario;
 
-    @Option(names = "--seed", paramLabel = "N", description = "The seed of the fault schedule and the clients' "
-            + "work times (default: a random one, printed).")
+    @Option(
+            names = "--seed",
+            paramLabel = "N",
+            description =
+                    "The seed of the fault schedule and the clients' " + "work times (default: a random one, printed).")
     Long seed;
 
-    @Option(names = "--duration", paramLabel = "DURATION", converter = DurationConverter.class, defaultValue = "60s",
+    @Option(
+            names = "--duration",
+            paramLabel = "DURATION",
+            converter = DurationConverter.class,
+            defaultValue = "60s",
             description = "How long the workload runs, 2s to 1h (default: ${DEFAULT-VALUE}).")
     Duration duration;
 
-    @Option(names = "--nodes", paramLabel = "N", defaultValue = "5",
+    @Option(
+            names = "--nodes",
+            paramLabel = "N",
+            defaultValue = "5",
             description = "How many local masters to start, 3 to 9 (default: ${DEFAULT-VALUE}).")
     int nodes;
 
-    @Option(names = "--clients", paramLabel = "N", defaultValue = "4",
+    @Option(
+            names = "--clients",
+            paramLabel = "N",
+            defaultValue = "4",
             description = "How many contending clients, 1 to 8 (default: ${DEFAULT-VALUE}).")
     int clients;
 
-    @Option(names = "--out", paramLabel = "DIR", defaultValue = "chaos-report",
+    @Option(
+            names = "--out",
+            paramLabel = "DIR",
+            defaultValue = "chaos-report",
             description = "Where the report is written (default: ${DEFAULT-VALUE}).")
     Path out;
 
-    @Option(names = "--json", description = "Print the summary and verdicts as one JSON object on standard output; "
-            + "the progress line stays on standard error.")
+    @Option(
+            names = "--json",
+            description = "Print the summary and verdicts as one JSON object on standard output; "
+                    + "the progress line stays on standard error.")
     boolean json;
 
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
     /** Creates the command; picocli fills it in. */
-    public ChaosCommand() {
-    }
+    public ChaosCommand() {}
 
     /**
      * Runs the scenario, or lists the scenarios.
@@ -101,23 +127,32 @@ public final class ChaosCommand implements Callable<Integer> {
         if (list) {
             return list(stdout);
         }
-        Scenario chosen = Scenarios.named(scenario).orElseThrow(() -> new CommandLine.ParameterException(
-                spec.commandLine(), "Invalid value for option '--scenario': '" + scenario + "' is not a scenario; "
-                        + "allowed values: " + String.join(", ", Scenarios.names())));
+        Scenario chosen = Scenarios.named(scenario)
+                .orElseThrow(() -> new CommandLine.ParameterException(
+                        spec.commandLine(),
+                        "Invalid value for option '--scenario': '" + scenario + "' is not a scenario; "
+                                + "allowed values: " + String.join(", ", Scenarios.names())));
         check(nodes >= 3 && nodes <= 9, "--nodes", nodes + " is outside 3 to 9");
         check(clients >= 1 && clients <= 8, "--clients", clients + " is outside 1 to 8");
-        check(duration.compareTo(Duration.ofSeconds(2)) >= 0 && duration.compareTo(Duration.ofHours(1)) <= 0,
-                "--duration", duration.toMillis() + " ms is outside 2s to 1h");
+        check(
+                duration.compareTo(Duration.ofSeconds(2)) >= 0 && duration.compareTo(Duration.ofHours(1)) <= 0,
+                "--duration",
+                duration.toMillis() + " ms is outside 2s to 1h");
         long runSeed = seed != null ? seed : new SecureRandom().nextLong();
-        err.printf("redlock chaos: scenario %s, seed %d, %d nodes, %d clients, %d s (replay with --scenario %s "
-                + "--seed %d)%n", chosen.name(), runSeed, nodes, clients, duration.toSeconds(), chosen.name(),
-                runSeed);
+        err.printf(
+                "redlock chaos: scenario %s, seed %d, %d nodes, %d clients, %d s (replay with --scenario %s "
+                        + "--seed %d)%n",
+                chosen.name(), runSeed, nodes, clients, duration.toSeconds(), chosen.name(), runSeed);
         err.flush();
 
         Random random = new Random(runSeed);
         History history = new History();
-        LockWorkload.Settings settings = new LockWorkload.Settings().clients(clients).duration(duration)
-                .leaseTime(Duration.ofSeconds(1)).maxWork(Duration.ofMillis(150)).wait(Duration.ofMillis(400))
+        LockWorkload.Settings settings = new LockWorkload.Settings()
+                .clients(clients)
+                .duration(duration)
+                .leaseTime(Duration.ofSeconds(1))
+                .maxWork(Duration.ofMillis(150))
+                .wait(Duration.ofMillis(400))
                 .lock("chaos");
         LockWorkload.Result result;
         long origin;
@@ -144,8 +179,11 @@ public final class ChaosCommand implements Callable<Integer> {
             err.println("redlock chaos: workload clients crashed: " + result.crashes());
             return ExitCodes.SOFTWARE;
         }
-        List<Checker> checkers = List.of(new MutualExclusionChecker(), new LostLeaseChecker(),
-                new LostUpdateChecker(result.register()), new FencingChecker());
+        List<Checker> checkers = List.of(
+                new MutualExclusionChecker(),
+                new LostLeaseChecker(),
+                new LostUpdateChecker(result.register()),
+                new FencingChecker());
         List<CheckResult> verdicts = new ArrayList<>();
         for (Checker c : checkers) {
             verdicts.add(c.check(history));
@@ -165,8 +203,13 @@ public final class ChaosCommand implements Callable<Integer> {
                 r.violations().stream().limit(3).forEach(v -> stdout.println("      " + v));
             }
             stdout.println("report: " + out.resolve("timeline.html") + " (history.jsonl, report.json, timeline.png)");
-            stdout.println(valid ? "OK: no violation" : "VIOLATIONS FOUND" + (chosen.hazard()
-                    ? " (expected: this scenario runs outside Redlock's assumptions)" : ""));
+            stdout.println(
+                    valid
+                            ? "OK: no violation"
+                            : "VIOLATIONS FOUND"
+                                    + (chosen.hazard()
+                                            ? " (expected: this scenario runs outside Redlock's assumptions)"
+                                            : ""));
             stdout.flush();
         }
         return valid ? ExitCodes.OK : ExitCodes.FINDINGS;
@@ -180,7 +223,8 @@ public final class ChaosCommand implements Callable<Integer> {
             }
             Json.println(stdout, Map.of("scenarios", all));
         } else {
-            int width = Scenarios.names().stream().mapToInt(String::length).max().orElse(4);
+            int width =
+                    Scenarios.names().stream().mapToInt(String::length).max().orElse(4);
             for (Scenario s : Scenarios.all()) {
                 stdout.printf("%-" + width + "s  %s%n", s.name(), s.description());
             }
@@ -191,8 +235,8 @@ public final class ChaosCommand implements Callable<Integer> {
 
     private void check(boolean ok, String option, String problem) {
         if (!ok) {
-            throw new CommandLine.ParameterException(spec.commandLine(),
-                    "Invalid value for option '" + option + "': " + problem);
+            throw new CommandLine.ParameterException(
+                    spec.commandLine(), "Invalid value for option '" + option + "': " + problem);
         }
     }
 
@@ -206,6 +250,7 @@ public final class ChaosCommand implements Callable<Integer> {
         // On the JDKs this runs on (17 to 21), a console exists only when both streams are a terminal.
         @SuppressWarnings("SystemConsoleNull")
         private final boolean console = System.console() != null;
+
         private final CountDownLatch stopped = new CountDownLatch(1);
         private Thread thread;
 
@@ -237,12 +282,21 @@ public final class ChaosCommand implements Callable<Integer> {
         private void print(boolean last) {
             double elapsed = Math.min((System.nanoTime() - origin) / 1e9, duration.toMillis() / 1e3);
             long ops = history.ops().size();
-            long acquired = history.ops().stream().filter(o -> o.outcome()
-                    == dev.redlock.chaos.history.Op.Outcome.OK).count();
+            long acquired = history.ops().stream()
+                    .filter(o -> o.outcome() == dev.redlock.chaos.history.Op.Outcome.OK)
+                    .count();
             int faults = history.events().size();
-            int violations = new MutualExclusionChecker().check(history).violations().size();
-            String line = String.format(Locale.ROOT, "  %5.1f / %.0f s   ops %6d   acquired %6d   faults %3d   "
-                    + "violations %d", elapsed, duration.toMillis() / 1e3, ops, acquired, faults, violations);
+            int violations =
+                    new MutualExclusionChecker().check(history).violations().size();
+            String line = String.format(
+                    Locale.ROOT,
+                    "  %5.1f / %.0f s   ops %6d   acquired %6d   faults %3d   " + "violations %d",
+                    elapsed,
+                    duration.toMillis() / 1e3,
+                    ops,
+                    acquired,
+                    faults,
+                    violations);
             if (console) {
                 err.print("\r" + line + (last ? System.lineSeparator() : ""));
             } else {

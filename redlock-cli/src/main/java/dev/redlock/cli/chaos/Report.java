@@ -29,8 +29,15 @@ import java.util.Map;
  * @param verdicts each checker's result
  * @param nemesis the fault schedule
  */
-public record Report(Scenario scenario, long seed, int nodes, int clients, Duration duration, History.Summary summary,
-        List<CheckResult> verdicts, Nemesis nemesis) {
+public record Report(
+        Scenario scenario,
+        long seed,
+        int nodes,
+        int clients,
+        Duration duration,
+        History.Summary summary,
+        List<CheckResult> verdicts,
+        Nemesis nemesis) {
 
     private static final int MAX_VIOLATIONS = 20;
 
@@ -45,7 +52,9 @@ public record Report(Scenario scenario, long seed, int nodes, int clients, Durat
      */
     public void write(Path dir, History history, long originNanos, long endNanos) throws IOException {
         history.writeJsonLines(dir.resolve("history.jsonl"));
-        Json.MAPPER.writerWithDefaultPrettyPrinter().writeValue(dir.resolve("report.json").toFile(), toMap(dir));
+        Json.MAPPER
+                .writerWithDefaultPrettyPrinter()
+                .writeValue(dir.resolve("report.json").toFile(), toMap(dir));
         Path png = dir.resolve("timeline.png");
         Timeline.write(history, originNanos, endNanos, clients, nodes, title(), png);
         Files.writeString(dir.resolve("timeline.html"), html(Files.readAllBytes(png)), StandardCharsets.UTF_8);
@@ -92,15 +101,17 @@ public record Report(Scenario scenario, long seed, int nodes, int clients, Durat
         m.put("schedule", steps);
         Map<String, Object> files = new LinkedHashMap<>();
         for (String f : List.of("history.jsonl", "report.json", "timeline.png", "timeline.html")) {
-            files.put(f.substring(0, f.indexOf('.')) + (f.endsWith(".html") ? "Html" : f.endsWith(".png") ? "Png"
-                    : ""), dir.resolve(f).toString());
+            files.put(
+                    f.substring(0, f.indexOf('.')) + (f.endsWith(".html") ? "Html" : f.endsWith(".png") ? "Png" : ""),
+                    dir.resolve(f).toString());
         }
         m.put("files", files);
         return m;
     }
 
     private String title() {
-        long violations = verdicts.stream().mapToLong(r -> r.violations().size()).sum();
+        long violations =
+                verdicts.stream().mapToLong(r -> r.violations().size()).sum();
         return "redlock chaos: " + scenario.name() + ", seed " + seed + ", " + nodes + " nodes, " + clients
                 + " clients, " + duration.toSeconds() + " s: " + summary.acquired() + " leases of " + summary.ops()
                 + " attempts, " + (violations == 0 ? "no violation" : violations + " VIOLATION(S)");
@@ -109,23 +120,46 @@ public record Report(Scenario scenario, long seed, int nodes, int clients, Durat
     private String html(byte[] png) {
         StringBuilder h = new StringBuilder(png.length * 4 / 3 + 4096);
         h.append("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>")
-                .append(esc(title())).append("</title>\n<style>body{font-family:sans-serif;margin:1.5em;color:#222}"
+                .append(esc(title()))
+                .append("</title>\n<style>body{font-family:sans-serif;margin:1.5em;color:#222}"
                         + "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:4px 8px;"
                         + "text-align:left;vertical-align:top}.VALID{color:#2ca02c}.INVALID{color:#d62728;"
                         + "font-weight:bold}.UNKNOWN{color:#888}img{max-width:100%}</style></head><body>\n");
         h.append("<h1>").append(esc(title())).append("</h1>\n");
-        h.append("<p>").append(esc(scenario.description())).append(". Replay: <code>redlock chaos --scenario ")
-                .append(esc(scenario.name())).append(" --seed ").append(seed).append(" --nodes ").append(nodes)
-                .append(" --clients ").append(clients).append(" --duration ").append(duration.toMillis())
+        h.append("<p>")
+                .append(esc(scenario.description()))
+                .append(". Replay: <code>redlock chaos --scenario ")
+                .append(esc(scenario.name()))
+                .append(" --seed ")
+                .append(seed)
+                .append(" --nodes ")
+                .append(nodes)
+                .append(" --clients ")
+                .append(clients)
+                .append(" --duration ")
+                .append(duration.toMillis())
                 .append("ms</code></p>\n");
         h.append("<img alt=\"timeline: leases per client, faults per node, violations in red\" "
-                + "src=\"data:image/png;base64,").append(Base64.getEncoder().encodeToString(png)).append("\">\n");
-        h.append("<h2>Verdicts</h2>\n<p>").append(esc(summary.toString())).append("</p>\n<table><tr><th>checker</th>"
-                + "<th>verdict</th><th>summary</th><th>violations</th></tr>\n");
+                        + "src=\"data:image/png;base64,")
+                .append(Base64.getEncoder().encodeToString(png))
+                .append("\">\n");
+        h.append("<h2>Verdicts</h2>\n<p>")
+                .append(esc(summary.toString()))
+                .append("</p>\n<table><tr><th>checker</th>"
+                        + "<th>verdict</th><th>summary</th><th>violations</th></tr>\n");
         for (CheckResult r : verdicts) {
-            h.append("<tr><td>").append(esc(r.checker())).append("</td><td class=\"").append(r.validity())
-                    .append("\">").append(r.validity()).append("</td><td>").append(esc(r.summary())).append("</td><td>");
-            r.violations().stream().limit(MAX_VIOLATIONS).forEach(v -> h.append(esc(v)).append("<br>"));
+            h.append("<tr><td>")
+                    .append(esc(r.checker()))
+                    .append("</td><td class=\"")
+                    .append(r.validity())
+                    .append("\">")
+                    .append(r.validity())
+                    .append("</td><td>")
+                    .append(esc(r.summary()))
+                    .append("</td><td>");
+            r.violations().stream()
+                    .limit(MAX_VIOLATIONS)
+                    .forEach(v -> h.append(esc(v)).append("<br>"));
             if (r.violations().size() > MAX_VIOLATIONS) {
                 h.append("… ").append(r.violations().size() - MAX_VIOLATIONS).append(" more");
             }
@@ -133,7 +167,10 @@ public record Report(Scenario scenario, long seed, int nodes, int clients, Durat
         }
         h.append("</table>\n<h2>Fault schedule</h2>\n<table><tr><th>at</th><th>fault</th></tr>\n");
         for (Nemesis.Step step : nemesis.steps()) {
-            h.append("<tr><td>+").append(step.at().toMillis()).append(" ms</td><td>").append(esc(step.description()))
+            h.append("<tr><td>+")
+                    .append(step.at().toMillis())
+                    .append(" ms</td><td>")
+                    .append(esc(step.description()))
                     .append("</td></tr>\n");
         }
         h.append("</table>\n<p>Every operation and fault: <a href=\"history.jsonl\">history.jsonl</a>; "

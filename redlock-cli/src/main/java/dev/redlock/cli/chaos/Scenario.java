@@ -32,7 +32,11 @@ public record Scenario(String name, String description, boolean hazard, ChaosClu
          * @param nemesis the fault schedule to fill
          * @param workload the workload settings to adjust
          */
-        void plan(ChaosCluster cluster, Random random, Duration duration, Nemesis nemesis,
+        void plan(
+                ChaosCluster cluster,
+                Random random,
+                Duration duration,
+                Nemesis nemesis,
                 LockWorkload.Settings workload);
     }
 }

@@ -20,24 +20,51 @@ public final class Scenarios {
     public static final String DEFAULT = "mixed";
 
     private static final List<Scenario> ALL = List.of(
-            new Scenario("mixed", "random kills (with AOF), SIGSTOP pauses and CLIENT PAUSE WRITE on a minority, "
-                    + "one at a time", false, new ChaosCluster.Options().aof(), Scenarios::mixed),
-            new Scenario("kill-minority", "a minority of the nodes killed at a random moment, restarted later "
-                    + "(with AOF)", false, new ChaosCluster.Options().aof(), Scenarios::killMinority),
-            new Scenario("kill-majority", "a majority killed (no lock can be had), restarted later (with AOF)", false,
-                    new ChaosCluster.Options().aof(), Scenarios::killMajority),
-            new Scenario("pause-minority", "a minority stopped with SIGSTOP for a while, then resumed", false,
-                    new ChaosCluster.Options(), Scenarios::pauseMinority),
-            new Scenario("flush", "FLUSHALL on one node at a time, with restart protection on", false,
-                    new ChaosCluster.Options(), Scenarios::flush),
-            new Scenario("latency", "200 ms of extra latency each way on a minority, through fault proxies", false,
-                    new ChaosCluster.Options().proxies(), Scenarios::latency),
-            new Scenario("restart-unprotected", "hazard: a majority restarted without persistence while restart "
-                    + "protection is off; double grants are expected", true, new ChaosCluster.Options(),
+            new Scenario(
+                    "mixed",
+                    "random kills (with AOF), SIGSTOP pauses and CLIENT PAUSE WRITE on a minority, " + "one at a time",
+                    false,
+                    new ChaosCluster.Options().aof(),
+                    Scenarios::mixed),
+            new Scenario(
+                    "kill-minority",
+                    "a minority of the nodes killed at a random moment, restarted later " + "(with AOF)",
+                    false,
+                    new ChaosCluster.Options().aof(),
+                    Scenarios::killMinority),
+            new Scenario(
+                    "kill-majority",
+                    "a majority killed (no lock can be had), restarted later (with AOF)",
+                    false,
+                    new ChaosCluster.Options().aof(),
+                    Scenarios::killMajority),
+            new Scenario(
+                    "pause-minority",
+                    "a minority stopped with SIGSTOP for a while, then resumed",
+                    false,
+                    new ChaosCluster.Options(),
+                    Scenarios::pauseMinority),
+            new Scenario(
+                    "flush",
+                    "FLUSHALL on one node at a time, with restart protection on",
+                    false,
+                    new ChaosCluster.Options(),
+                    Scenarios::flush),
+            new Scenario(
+                    "latency",
+                    "200 ms of extra latency each way on a minority, through fault proxies",
+                    false,
+                    new ChaosCluster.Options().proxies(),
+                    Scenarios::latency),
+            new Scenario(
+                    "restart-unprotected",
+                    "hazard: a majority restarted without persistence while restart "
+                            + "protection is off; double grants are expected",
+                    true,
+                    new ChaosCluster.Options(),
                     Scenarios::restartUnprotected));
 
-    private Scenarios() {
-    }
+    private Scenarios() {}
 
     /**
      * Returns every scenario, the default first.
@@ -89,8 +116,8 @@ public final class Scenarios {
         workload.config(b -> b.restartQuarantine(true).trustPersistentNodes(true));
     }
 
-    private static void mixed(ChaosCluster cluster, Random random, Duration duration, Nemesis nemesis,
-            LockWorkload.Settings workload) {
+    private static void mixed(
+            ChaosCluster cluster, Random random, Duration duration, Nemesis nemesis, LockWorkload.Settings workload) {
         trustPersistence(workload);
         long end = duration.toMillis();
         long at = 300L + random.nextInt(400);
@@ -108,7 +135,9 @@ public final class Scenarios {
                 }
                 default -> {
                     Duration pause = ms(Math.min(span, 500));
-                    nemesis.at(ms(at), "CLIENT PAUSE WRITE " + pause.toMillis() + " ms on node " + node,
+                    nemesis.at(
+                            ms(at),
+                            "CLIENT PAUSE WRITE " + pause.toMillis() + " ms on node " + node,
                             () -> cluster.clientPauseWrites(node, pause));
                     span = pause.toMillis();
                 }
@@ -117,8 +146,8 @@ public final class Scenarios {
         }
     }
 
-    private static void killMinority(ChaosCluster cluster, Random random, Duration duration, Nemesis nemesis,
-            LockWorkload.Settings workload) {
+    private static void killMinority(
+            ChaosCluster cluster, Random random, Duration duration, Nemesis nemesis, LockWorkload.Settings workload) {
         trustPersistence(workload);
         long end = duration.toMillis();
         List<Integer> victims = shuffled(cluster, random).subList(0, minority(cluster));
@@ -130,8 +159,8 @@ public final class Scenarios {
         }
     }
 
-    private static void killMajority(ChaosCluster cluster, Random random, Duration duration, Nemesis nemesis,
-            LockWorkload.Settings workload) {
+    private static void killMajority(
+            ChaosCluster cluster, Random random, Duration duration, Nemesis nemesis, LockWorkload.Settings workload) {
         trustPersistence(workload);
         long end = duration.toMillis();
         List<Integer> victims = shuffled(cluster, random).subList(0, cluster.size() / 2 + 1);
@@ -139,8 +168,8 @@ public final class Scenarios {
         nemesis.at(ms(end * 6 / 10), "restart nodes " + victims, () -> victims.forEach(cluster::restart));
     }
 
-    private static void pauseMinority(ChaosCluster cluster, Random random, Duration duration, Nemesis nemesis,
-            LockWorkload.Settings workload) {
+    private static void pauseMinority(
+            ChaosCluster cluster, Random random, Duration duration, Nemesis nemesis, LockWorkload.Settings workload) {
         long end = duration.toMillis();
         List<Integer> victims = shuffled(cluster, random).subList(0, minority(cluster));
         for (int node : victims) {
@@ -151,8 +180,8 @@ public final class Scenarios {
         }
     }
 
-    private static void flush(ChaosCluster cluster, Random random, Duration duration, Nemesis nemesis,
-            LockWorkload.Settings workload) {
+    private static void flush(
+            ChaosCluster cluster, Random random, Duration duration, Nemesis nemesis, LockWorkload.Settings workload) {
         workload.config(b -> b.restartQuarantine(true));
         long end = duration.toMillis();
         for (long at = 500L + random.nextInt(500); at < end - 500; at += 800L + random.nextInt(1_200)) {
@@ -161,8 +190,8 @@ public final class Scenarios {
         }
     }
 
-    private static void latency(ChaosCluster cluster, Random random, Duration duration, Nemesis nemesis,
-            LockWorkload.Settings workload) {
+    private static void latency(
+            ChaosCluster cluster, Random random, Duration duration, Nemesis nemesis, LockWorkload.Settings workload) {
         long end = duration.toMillis();
         List<Integer> victims = shuffled(cluster, random).subList(0, minority(cluster));
         for (int node : victims) {
@@ -172,16 +201,19 @@ public final class Scenarios {
         }
     }
 
-    private static void restartUnprotected(ChaosCluster cluster, Random random, Duration duration, Nemesis nemesis,
-            LockWorkload.Settings workload) {
+    private static void restartUnprotected(
+            ChaosCluster cluster, Random random, Duration duration, Nemesis nemesis, LockWorkload.Settings workload) {
         long end = duration.toMillis();
         List<Integer> victims = shuffled(cluster, random).subList(0, cluster.size() / 2 + 1);
         // Restart protection stays off (the workload's default): restarted nodes vote at once, without their keys.
         for (long at = end / 5; at < end - 800; at += 1_000 + random.nextInt(1_000)) {
-            nemesis.at(ms(at), "restart nodes " + victims + " (data lost)", () -> victims.forEach(n -> {
-                cluster.kill(n);
-                cluster.restart(n);
-            }));
+            nemesis.at(
+                    ms(at),
+                    "restart nodes " + victims + " (data lost)",
+                    () -> victims.forEach(n -> {
+                        cluster.kill(n);
+                        cluster.restart(n);
+                    }));
         }
     }
 }

@@ -29,8 +29,16 @@ import org.knowm.xchart.style.markers.SeriesMarkers;
  */
 public final class Timeline {
 
-    private static final Color[] CLIENT_COLORS = {new Color(0x1f77b4), new Color(0x2ca02c), new Color(0x9467bd),
-            new Color(0x17becf), new Color(0x8c564b), new Color(0xe377c2), new Color(0x7f7f7f), new Color(0xbcbd22)};
+    private static final Color[] CLIENT_COLORS = {
+        new Color(0x1f77b4),
+        new Color(0x2ca02c),
+        new Color(0x9467bd),
+        new Color(0x17becf),
+        new Color(0x8c564b),
+        new Color(0xe377c2),
+        new Color(0x7f7f7f),
+        new Color(0xbcbd22)
+    };
     private static final Color WAITING = new Color(0xc8c8c8);
     private static final Color DOWN = new Color(0x505050);
     private static final Color STOPPED = new Color(0xff9f40);
@@ -41,11 +49,9 @@ public final class Timeline {
     private static final double NANOS_PER_SECOND = 1e9;
 
     /** A span of time on one row, in seconds since the run's origin. */
-    private record Span(double from, double to) {
-    }
+    private record Span(double from, double to) {}
 
-    private Timeline() {
-    }
+    private Timeline() {}
 
     /**
      * Draws the run and writes it as a PNG.
@@ -59,8 +65,9 @@ public final class Timeline {
      * @param png where to write the picture
      * @throws IOException if the picture cannot be written
      */
-    public static void write(History history, long originNanos, long endNanos, int clients, int nodes, String title,
-            Path png) throws IOException {
+    public static void write(
+            History history, long originNanos, long endNanos, int clients, int nodes, String title, Path png)
+            throws IOException {
         XYChart chart = draw(history, originNanos, endNanos, clients, nodes, title);
         BitmapEncoder.saveBitmap(chart, png.toString(), BitmapEncoder.BitmapFormat.PNG);
     }
@@ -102,8 +109,13 @@ public final class Timeline {
         int rows = clients + 1 + nodes;
         double seconds = (endNanos - originNanos) / NANOS_PER_SECOND;
         int height = 170 + rows * 34;
-        XYChart chart = new XYChartBuilder().width(1200).height(height).title(title)
-                .xAxisTitle("seconds since the start of the run").yAxisTitle("").build();
+        XYChart chart = new XYChartBuilder()
+                .width(1200)
+                .height(height)
+                .title(title)
+                .xAxisTitle("seconds since the start of the run")
+                .yAxisTitle("")
+                .build();
         var st = chart.getStyler();
         st.setChartBackgroundColor(Color.WHITE);
         st.setPlotBackgroundColor(Color.WHITE);
@@ -121,8 +133,7 @@ public final class Timeline {
         double labels = seconds * 0.07;
         st.setXAxisMin(-labels);
         st.setXAxisMax(seconds);
-        st.setxAxisTickLabelsFormattingFunction(v -> v < -1e-9 ? " " : String.format(java.util.Locale.ROOT, "%.0f",
-                v));
+        st.setxAxisTickLabelsFormattingFunction(v -> v < -1e-9 ? " " : String.format(java.util.Locale.ROOT, "%.0f", v));
         st.setYAxisMin(0.4);
         st.setYAxisMax(rows + 0.6);
         st.setYAxisTicksVisible(false);
@@ -135,8 +146,8 @@ public final class Timeline {
             }
         }
         st.setAnnotationLineColor(VIOLATION);
-        st.setAnnotationLineStroke(new BasicStroke(1.2f, BasicStroke.CAP_BUTT, BasicStroke.JOIN_MITER, 10f,
-                new float[] {4f, 3f}, 0f));
+        st.setAnnotationLineStroke(
+                new BasicStroke(1.2f, BasicStroke.CAP_BUTT, BasicStroke.JOIN_MITER, 10f, new float[] {4f, 3f}, 0f));
         st.setCursorEnabled(false);
         float bar = 20f;
 
@@ -156,8 +167,7 @@ public final class Timeline {
                 leases.get(op.client()).add(span(op.windowStart(), op.windowEnd(), originNanos, endNanos));
             }
             if (op.lostNanos() != Op.NONE) {
-                lostMarks.add(new double[] {sec(op.lostNanos(), originNanos, endNanos), clientRow(op.client(),
-                        rows)});
+                lostMarks.add(new double[] {sec(op.lostNanos(), originNanos, endNanos), clientRow(op.client(), rows)});
             }
         }
         List<double[]> waitRows = new ArrayList<>();
@@ -166,17 +176,44 @@ public final class Timeline {
         }
         addBars(chart, "acquiring", merge(waitRows), WAITING, 3f, true);
         for (int c = 0; c < clients; c++) {
-            addBars(chart, "client " + c + " holds", rowSeries(leases.get(c), clientRow(c, rows)),
-                    CLIENT_COLORS[c % CLIENT_COLORS.length], bar, true);
+            addBars(
+                    chart,
+                    "client " + c + " holds",
+                    rowSeries(leases.get(c), clientRow(c, rows)),
+                    CLIENT_COLORS[c % CLIENT_COLORS.length],
+                    bar,
+                    true);
         }
 
         Map<String, List<double[]>> faults = faults(history, originNanos, endNanos, nodes);
-        addBars(chart, "node down", merge(faults.get("down")), DOWN, bar, !faults.get("down").isEmpty());
-        addBars(chart, "node stopped (SIGSTOP)", merge(faults.get("stopped")), STOPPED, bar,
+        addBars(
+                chart,
+                "node down",
+                merge(faults.get("down")),
+                DOWN,
+                bar,
+                !faults.get("down").isEmpty());
+        addBars(
+                chart,
+                "node stopped (SIGSTOP)",
+                merge(faults.get("stopped")),
+                STOPPED,
+                bar,
                 !faults.get("stopped").isEmpty());
-        addBars(chart, "writes paused", merge(faults.get("paused")), WRITES_PAUSED, bar,
+        addBars(
+                chart,
+                "writes paused",
+                merge(faults.get("paused")),
+                WRITES_PAUSED,
+                bar,
                 !faults.get("paused").isEmpty());
-        addBars(chart, "slow or cut link", merge(faults.get("slow")), SLOW, bar, !faults.get("slow").isEmpty());
+        addBars(
+                chart,
+                "slow or cut link",
+                merge(faults.get("slow")),
+                SLOW,
+                bar,
+                !faults.get("slow").isEmpty());
         List<double[]> instants = faults.get("lost");
         if (!instants.isEmpty()) {
             double[][] xy = points(instants);
@@ -201,8 +238,9 @@ public final class Timeline {
             red.add(rowSeries(List.of(s), clientRow((int) o[3], rows)));
         }
         addBars(chart, "two holders at once (violation)", merge(red), VIOLATION, bar, !overlaps.isEmpty());
-        overlaps.stream().limit(50).forEach(o -> chart.addAnnotation(
-                new AnnotationLine(sec(o[0], originNanos, endNanos), true, false)));
+        overlaps.stream()
+                .limit(50)
+                .forEach(o -> chart.addAnnotation(new AnnotationLine(sec(o[0], originNanos, endNanos), true, false)));
         return chart;
     }
 
@@ -267,8 +305,10 @@ public final class Timeline {
                         stoppedSince[n] = Op.NONE;
                     }
                 }
-                case "client-pause" -> out.get("paused").add(rowSeries(List.of(
-                        span(t, t + leadingMillis(e.detail()) * 1_000_000L, origin, end)), row));
+                case "client-pause" ->
+                    out.get("paused")
+                            .add(rowSeries(
+                                    List.of(span(t, t + leadingMillis(e.detail()) * 1_000_000L, origin, end)), row));
                 case "latency", "freeze" -> slowSince[n] = slowSince[n] == Op.NONE ? t : slowSince[n];
                 case "heal" -> {
                     if (slowSince[n] != Op.NONE) {

@@ -27,8 +27,7 @@ public class RedlockHealthContributorAutoConfiguration {
     /**
      * Creates the auto-configuration.
      */
-    public RedlockHealthContributorAutoConfiguration() {
-    }
+    public RedlockHealthContributorAutoConfiguration() {}
 
     /**
      * The health indicator, reported as {@code redlock}.

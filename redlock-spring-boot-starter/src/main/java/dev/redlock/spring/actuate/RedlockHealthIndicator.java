@@ -105,8 +105,10 @@ public class RedlockHealthIndicator extends AbstractHealthIndicator implements D
             } else {
                 node.put("status", "DOWN");
                 node.put("answer", outcome.status().name());
-                outcome.error().ifPresent(e -> node.put("error", e.getClass().getSimpleName()
-                        + (e.getMessage() == null ? "" : ": " + e.getMessage())));
+                outcome.error()
+                        .ifPresent(e -> node.put(
+                                "error",
+                                e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage())));
             }
             node.put("latencyMicros", outcome.latency().toNanos() / 1_000);
             nodes.put(outcome.node(), node);
@@ -185,6 +187,5 @@ public class RedlockHealthIndicator extends AbstractHealthIndicator implements D
         topologyExecutor.shutdownNow();
     }
 
-    private record Topology(Instant checkedAt, List<String> warnings, List<String> failures) {
-    }
+    private record Topology(Instant checkedAt, List<String> warnings, List<String> failures) {}
 }

@@ -29,8 +29,7 @@ public class RedlockIntegrationAutoConfiguration {
     /**
      * Creates the auto-configuration.
      */
-    public RedlockIntegrationAutoConfiguration() {
-    }
+    public RedlockIntegrationAutoConfiguration() {}
 
     /**
      * The lock registry.
@@ -51,8 +50,8 @@ public class RedlockIntegrationAutoConfiguration {
         try {
             return new RedlockLockRegistry(client, leaseTime);
         } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("invalid redlock configuration: redlock.integration.lease-time: "
-                    + e.getMessage(), e);
+            throw new IllegalArgumentException(
+                    "invalid redlock configuration: redlock.integration.lease-time: " + e.getMessage(), e);
         }
     }
 }

@@ -109,8 +109,8 @@ public class RedlockLockRegistry implements ExpirableLockRegistry, RenewableLock
         this.client = Objects.requireNonNull(client, "client");
         this.leaseTime = Objects.requireNonNull(leaseTime, "leaseTime");
         RedlockConfig config = client.config();
-        RedlockConfig.checkLeaseTime("leaseTime", leaseTime, config.perNodeTimeout(), config.driftFactor(),
-                config.minValidity());
+        RedlockConfig.checkLeaseTime(
+                "leaseTime", leaseTime, config.perNodeTimeout(), config.driftFactor(), config.minValidity());
     }
 
     /**
@@ -214,6 +214,7 @@ public class RedlockLockRegistry implements ExpirableLockRegistry, RenewableLock
         private volatile Lease lease;
         /** The owner's renewal task, if any; touched only by the thread holding {@link #local}. */
         private ScheduledFuture<?> renewal;
+
         private volatile long lastUsed = System.currentTimeMillis();
         /** Threads whose holds were dropped on a lost lease; guarded by itself. */
         private final Map<Thread, LostHolds> lost = new WeakHashMap<>();
@@ -338,8 +339,11 @@ public class RedlockLockRegistry implements ExpirableLockRegistry, RenewableLock
             }
             if (renewed || (current.isValid() && current.remainingValidity().compareTo(leaseTime.dividedBy(3)) > 0)) {
                 if (!renewed) {
-                    LOG.debug("lock '{}': renewal failed, {} ms of validity left", key,
-                            current.remainingValidity().toMillis(), failure);
+                    LOG.debug(
+                            "lock '{}': renewal failed, {} ms of validity left",
+                            key,
+                            current.remainingValidity().toMillis(),
+                            failure);
                 }
                 local.lock();
                 lastUsed = System.currentTimeMillis();
@@ -362,19 +366,22 @@ public class RedlockLockRegistry implements ExpirableLockRegistry, RenewableLock
         private ScheduledFuture<?> scheduleRenewal(TaskScheduler scheduler, Lease acquired) {
             Duration period = leaseTime.dividedBy(3);
             AtomicReference<ScheduledFuture<?>> self = new AtomicReference<>();
-            ScheduledFuture<?> future = scheduler.scheduleAtFixedRate(() -> {
-                if (!acquired.isValid()) {
-                    ScheduledFuture<?> f = self.get();
-                    if (f != null) {
-                        f.cancel(false);
-                    }
-                    return;
-                }
-                RoundOutcome outcome = acquired.extend(leaseTime);
-                if (!outcome.succeeded()) {
-                    LOG.debug("lock '{}': scheduled renewal failed: {}", key, outcome);
-                }
-            }, Instant.now().plus(period), period);
+            ScheduledFuture<?> future = scheduler.scheduleAtFixedRate(
+                    () -> {
+                        if (!acquired.isValid()) {
+                            ScheduledFuture<?> f = self.get();
+                            if (f != null) {
+                                f.cancel(false);
+                            }
+                            return;
+                        }
+                        RoundOutcome outcome = acquired.extend(leaseTime);
+                        if (!outcome.succeeded()) {
+                            LOG.debug("lock '{}': scheduled renewal failed: {}", key, outcome);
+                        }
+                    },
+                    Instant.now().plus(period),
+                    period);
             self.set(future);
             return future;
         }
@@ -397,8 +404,10 @@ public class RedlockLockRegistry implements ExpirableLockRegistry, RenewableLock
             lease = null;
             RuntimeException cause = lossOf(current);
             if (cause == null) {
-                cause = new IllegalStateException("lock '" + key + "': the lease could not be renewed and had "
-                        + current.remainingValidity().toMillis() + " ms of validity left; given up", failure);
+                cause = new IllegalStateException(
+                        "lock '" + key + "': the lease could not be renewed and had "
+                                + current.remainingValidity().toMillis() + " ms of validity left; given up",
+                        failure);
             }
             if (!current.isValid() && !client.isClosed()) {
                 try {
@@ -407,8 +416,12 @@ public class RedlockLockRegistry implements ExpirableLockRegistry, RenewableLock
                     LOG.debug("lock '{}': release of a lost lease failed", key, e);
                 }
             }
-            LOG.warn("lock '{}': lease lost by thread '{}' ({} hold(s) dropped): {}", key,
-                    Thread.currentThread().getName(), holds, cause.getMessage());
+            LOG.warn(
+                    "lock '{}': lease lost by thread '{}' ({} hold(s) dropped): {}",
+                    key,
+                    Thread.currentThread().getName(),
+                    holds,
+                    cause.getMessage());
             synchronized (lost) {
                 lost.put(Thread.currentThread(), new LostHolds(holds, cause));
             }

@@ -18,10 +18,12 @@ import org.springframework.context.annotation.Bean;
  * bean once every singleton exists. (An application's own client bean gets the gauges; it hears the other meters if it
  * adds the {@code RedlockMetrics} bean as its listener.)
  */
-@AutoConfiguration(afterName = {
-        "org.springframework.boot.actuate.autoconfigure.metrics.MetricsAutoConfiguration",
-        "org.springframework.boot.actuate.autoconfigure.metrics.CompositeMeterRegistryAutoConfiguration",
-        "org.springframework.boot.actuate.autoconfigure.metrics.export.simple.SimpleMetricsExportAutoConfiguration"},
+@AutoConfiguration(
+        afterName = {
+            "org.springframework.boot.actuate.autoconfigure.metrics.MetricsAutoConfiguration",
+            "org.springframework.boot.actuate.autoconfigure.metrics.CompositeMeterRegistryAutoConfiguration",
+            "org.springframework.boot.actuate.autoconfigure.metrics.export.simple.SimpleMetricsExportAutoConfiguration"
+        },
         beforeName = "dev.redlock.spring.RedlockAutoConfiguration")
 @ConditionalOnClass({MeterRegistry.class, RedlockMetrics.class})
 @ConditionalOnBean(MeterRegistry.class)
@@ -30,8 +32,7 @@ public class RedlockMetricsAutoConfiguration {
     /**
      * Creates the auto-configuration.
      */
-    public RedlockMetricsAutoConfiguration() {
-    }
+    public RedlockMetricsAutoConfiguration() {}
 
     /**
      * The meters' listener.
@@ -53,8 +54,8 @@ public class RedlockMetricsAutoConfiguration {
      * @return the binder, run after every singleton was created
      */
     @Bean
-    public SmartInitializingSingleton redlockMetricsGauges(RedlockMetrics metrics,
-            ObjectProvider<RedlockClient> client) {
+    public SmartInitializingSingleton redlockMetricsGauges(
+            RedlockMetrics metrics, ObjectProvider<RedlockClient> client) {
         return () -> client.ifAvailable(metrics::bindTo);
     }
 }

@@ -30,8 +30,8 @@ class RedlockHealthIndicatorTest {
     static final RedisNodesExtension REDIS = new RedisNodesExtension(5);
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
-            .withConfiguration(AutoConfigurations.of(RedlockAutoConfiguration.class,
-                    RedlockHealthContributorAutoConfiguration.class))
+            .withConfiguration(AutoConfigurations.of(
+                    RedlockAutoConfiguration.class, RedlockHealthContributorAutoConfiguration.class))
             .withPropertyValues(TestNodes.properties(REDIS.uris()));
 
     @Test
@@ -42,16 +42,19 @@ class RedlockHealthIndicatorTest {
 
             Health up = indicator.health();
             assertThat(up.getStatus()).isEqualTo(Status.UP);
-            assertThat(up.getDetails()).containsEntry("reachable", 5).containsEntry("quorum", 3)
+            assertThat(up.getDetails())
+                    .containsEntry("reachable", 5)
+                    .containsEntry("quorum", 3)
                     .containsEntry("total", 5);
-            assertThat(nodes(up)).containsOnlyKeys(client.nodeNames()).allSatisfy(
-                    (name, node) -> assertThat(node).containsEntry("status", "UP"));
+            assertThat(nodes(up))
+                    .containsOnlyKeys(client.nodeNames())
+                    .allSatisfy((name, node) -> assertThat(node).containsEntry("status", "UP"));
 
             for (int i = 0; i < 3; i++) {
                 REDIS.node(i).kill();
             }
-            Health down = await().atMost(Duration.ofSeconds(5)).until(indicator::health,
-                    h -> Status.DOWN.equals(h.getStatus()));
+            Health down = await().atMost(Duration.ofSeconds(5))
+                    .until(indicator::health, h -> Status.DOWN.equals(h.getStatus()));
             assertThat(down.getDetails()).containsEntry("reachable", 2).containsEntry("quorum", 3);
             for (int i = 0; i < 5; i++) {
                 Map<String, Object> node = nodes(down).get(client.nodeNames().get(i));
@@ -68,31 +71,36 @@ class RedlockHealthIndicatorTest {
             for (int i = 0; i < 3; i++) {
                 REDIS.node(i).restart();
             }
-            await().atMost(Duration.ofSeconds(10)).until(() -> Status.UP.equals(indicator.health().getStatus()));
+            await().atMost(Duration.ofSeconds(10))
+                    .until(() -> Status.UP.equals(indicator.health().getStatus()));
         });
     }
 
     @Test
     void topologyWarningsAreDetailsAndLeaveTheStatusAlone() {
         // Four nodes: an even N is a topology warning.
-        runner.withPropertyValues("redlock.nodes=" + String.join(",", REDIS.uris().subList(0, 4)))
+        runner.withPropertyValues(
+                        "redlock.nodes=" + String.join(",", REDIS.uris().subList(0, 4)))
                 .run(context -> {
                     HealthIndicator indicator = context.getBean("redlockHealthIndicator", HealthIndicator.class);
-                    Health health = await().atMost(Duration.ofSeconds(10)).until(indicator::health,
-                            h -> h.getDetails().get("topology") instanceof Map);
+                    Health health = await().atMost(Duration.ofSeconds(10))
+                            .until(indicator::health, h -> h.getDetails().get("topology") instanceof Map);
                     assertThat(health.getStatus()).isEqualTo(Status.UP);
                     Map<?, ?> topology = (Map<?, ?>) health.getDetails().get("topology");
                     assertThat(topology.get("checkedAt")).isNotNull();
-                    assertThat((List<?>) topology.get("warnings")).anySatisfy(
-                            w -> assertThat(w.toString()).containsIgnoringCase("even"));
+                    assertThat((List<?>) topology.get("warnings"))
+                            .anySatisfy(w -> assertThat(w.toString()).containsIgnoringCase("even"));
                     assertThat((List<?>) topology.get("failures")).isEmpty();
                 });
     }
 
     @Test
     void topologyCheckCanBeTurnedOff() {
-        runner.withPropertyValues("redlock.health.topology-check-interval=0").run(context -> assertThat(
-                context.getBean(RedlockHealthIndicator.class).health().getDetails()).doesNotContainKey("topology"));
+        runner.withPropertyValues("redlock.health.topology-check-interval=0")
+                .run(context -> assertThat(context.getBean(RedlockHealthIndicator.class)
+                                .health()
+                                .getDetails())
+                        .doesNotContainKey("topology"));
     }
 
     @Test
@@ -106,19 +114,26 @@ class RedlockHealthIndicatorTest {
 
     @Test
     void noIndicatorWithoutActuator() {
-        runner.withClassLoader(new FilteredClassLoader(HealthIndicator.class)).run(context -> assertThat(context)
-                .hasNotFailed()
-                .hasSingleBean(RedlockClient.class)
-                .doesNotHaveBean(RedlockHealthIndicator.class)
-                .doesNotHaveBean("redlockHealthIndicator"));
+        runner.withClassLoader(new FilteredClassLoader(HealthIndicator.class))
+                .run(context -> assertThat(context)
+                        .hasNotFailed()
+                        .hasSingleBean(RedlockClient.class)
+                        .doesNotHaveBean(RedlockHealthIndicator.class)
+                        .doesNotHaveBean("redlockHealthIndicator"));
     }
 
     @Test
     void noIndicatorWhenSwitchedOffOrReplaced() {
-        runner.withPropertyValues("management.health.redlock.enabled=false").run(context -> assertThat(context)
-                .hasSingleBean(RedlockClient.class).doesNotHaveBean(RedlockHealthIndicator.class));
-        runner.withBean("redlockHealthIndicator", HealthIndicator.class, () -> () -> Health.unknown().build())
-                .run(context -> assertThat(context).doesNotHaveBean(RedlockHealthIndicator.class)
+        runner.withPropertyValues("management.health.redlock.enabled=false")
+                .run(context -> assertThat(context)
+                        .hasSingleBean(RedlockClient.class)
+                        .doesNotHaveBean(RedlockHealthIndicator.class));
+        runner.withBean(
+                        "redlockHealthIndicator",
+                        HealthIndicator.class,
+                        () -> () -> Health.unknown().build())
+                .run(context -> assertThat(context)
+                        .doesNotHaveBean(RedlockHealthIndicator.class)
                         .hasSingleBean(HealthIndicator.class));
     }
 

@@ -68,7 +68,8 @@ class LeaderElectionTest {
                     .logStartupInfo(false)
                     .initializers(c -> c.getBeanFactory().registerSingleton("leaderHistory", history))
                     .properties(TestNodes.properties(REDIS.uris()))
-                    .properties("redlock.integration.lease-time=" + LEASE_TIME.toMillis() + "ms",
+                    .properties(
+                            "redlock.integration.lease-time=" + LEASE_TIME.toMillis() + "ms",
                             "redlock.per-node-timeout=" + PER_NODE_TIMEOUT.toMillis() + "ms",
                             "redlock.check-topology=false",
                             "candidate.id=" + id)
@@ -79,13 +80,18 @@ class LeaderElectionTest {
 
     /** Waits for exactly one leader and returns it. */
     private String oneLeader(Duration atMost) {
-        return await().atMost(atMost).pollInterval(Duration.ofMillis(10))
-                .until(history::leaders, leaders -> leaders.size() == 1).iterator().next();
+        return await().atMost(atMost)
+                .pollInterval(Duration.ofMillis(10))
+                .until(history::leaders, leaders -> leaders.size() == 1)
+                .iterator()
+                .next();
     }
 
     /** Samples the candidates for a while: {@code leader} stays the one and only leader all along. */
     private void staysSoleLeader(String leader, Duration during) {
-        await().during(during).atMost(during.plusSeconds(2)).pollInterval(Duration.ofMillis(10))
+        await().during(during)
+                .atMost(during.plusSeconds(2))
+                .pollInterval(Duration.ofMillis(10))
                 .until(() -> history.leaders().equals(Set.of(leader)));
     }
 
@@ -98,18 +104,26 @@ class LeaderElectionTest {
         // The leader's client dies without releasing: its lease stays on the nodes until its TTL runs out.
         long crash = System.nanoTime();
         contexts.get(first).getBean(RedlockClient.class).close();
-        String second = await().atMost(LEASE_TIME.plusSeconds(5)).pollInterval(Duration.ofMillis(10))
+        String second = await().atMost(LEASE_TIME.plusSeconds(5))
+                .pollInterval(Duration.ofMillis(10))
                 .until(history::leaders, leaders -> leaders.size() == 1 && !leaders.contains(first))
-                .iterator().next();
+                .iterator()
+                .next();
         long revokedAfter = history.first(first, false, crash).orElseThrow() - crash;
         long grantedAfter = history.first(second, true, crash).orElseThrow() - crash;
-        assertThat(Duration.ofNanos(revokedAfter)).as("the crashed leader learns it at its next heartbeat")
-                .isLessThan(Duration.ofMillis(HEART_BEAT_MILLIS).plus(PER_NODE_TIMEOUT).plusMillis(500));
-        assertThat(Duration.ofNanos(grantedAfter)).as("a new leader once the lease's TTL has run out")
+        assertThat(Duration.ofNanos(revokedAfter))
+                .as("the crashed leader learns it at its next heartbeat")
+                .isLessThan(Duration.ofMillis(HEART_BEAT_MILLIS)
+                        .plus(PER_NODE_TIMEOUT)
+                        .plusMillis(500));
+        assertThat(Duration.ofNanos(grantedAfter))
+                .as("a new leader once the lease's TTL has run out")
                 .isGreaterThan(Duration.ofNanos(revokedAfter))
                 .isLessThan(LEASE_TIME.plusSeconds(2));
         staysSoleLeader(second, Duration.ofSeconds(1));
-        assertThat(history.overlaps()).as("moments with two leaders in %s", history).isEmpty();
+        assertThat(history.overlaps())
+                .as("moments with two leaders in %s", history)
+                .isEmpty();
 
         // The new leader's application shuts down: it releases, and the last candidate takes over at once.
         long shutdown = System.nanoTime();
@@ -120,7 +134,8 @@ class LeaderElectionTest {
         long secondRevoked = history.first(second, false, shutdown).orElseThrow();
         // LockRegistryLeaderInitiator unlocks before it calls onRevoked, so on a shutdown (or a yield) the next
         // candidate may be granted between the two: an overlap is possible only within that window.
-        assertThat(history.overlaps()).as("moments with two leaders in %s", history)
+        assertThat(history.overlaps())
+                .as("moments with two leaders in %s", history)
                 .allSatisfy(w -> assertThat(w[0]).isGreaterThanOrEqualTo(shutdown))
                 .allSatisfy(w -> assertThat(w[1]).isLessThanOrEqualTo(secondRevoked));
     }
@@ -136,23 +151,28 @@ class LeaderElectionTest {
             forced = System.nanoTime();
             admin.forceUnlock(ROLE);
         }
-        long revoked = await().atMost(Duration.ofSeconds(3)).pollInterval(Duration.ofMillis(10))
-                .until(() -> history.first(leader, false, forced), OptionalLong::isPresent).getAsLong();
-        assertThat(Duration.ofNanos(revoked - forced)).as("the old leader learns it at its next heartbeat")
-                .isLessThan(Duration.ofMillis(HEART_BEAT_MILLIS).plus(PER_NODE_TIMEOUT).plusMillis(500));
+        long revoked = await().atMost(Duration.ofSeconds(3))
+                .pollInterval(Duration.ofMillis(10))
+                .until(() -> history.first(leader, false, forced), OptionalLong::isPresent)
+                .getAsLong();
+        assertThat(Duration.ofNanos(revoked - forced))
+                .as("the old leader learns it at its next heartbeat")
+                .isLessThan(Duration.ofMillis(HEART_BEAT_MILLIS)
+                        .plus(PER_NODE_TIMEOUT)
+                        .plusMillis(500));
         String next = oneLeader(Duration.ofSeconds(5));
         staysSoleLeader(next, Duration.ofSeconds(1));
 
         // forceUnlock deletes a live holder's keys, so a waiting candidate may be granted before the old leader's
         // heartbeat finds out: two leaders are possible only in that window, never outside it.
-        assertThat(history.overlaps()).as("moments with two leaders in %s", history)
+        assertThat(history.overlaps())
+                .as("moments with two leaders in %s", history)
                 .allSatisfy(w -> assertThat(w[0]).isGreaterThanOrEqualTo(forced))
                 .allSatisfy(w -> assertThat(w[1]).isLessThanOrEqualTo(revoked));
     }
 
     /** One candidate's {@code onGranted} ({@code granted}) or {@code onRevoked}, at {@code nanos}. */
-    record Event(String candidate, boolean granted, long nanos) {
-    }
+    record Event(String candidate, boolean granted, long nanos) {}
 
     /** Every candidate's grants and revocations, in the order they happened. */
     static final class History {
@@ -187,7 +207,8 @@ class LeaderElectionTest {
         synchronized OptionalLong first(String candidate, boolean granted, long since) {
             return events.stream()
                     .filter(e -> e.candidate().equals(candidate) && e.granted() == granted && e.nanos() - since >= 0)
-                    .mapToLong(Event::nanos).findFirst();
+                    .mapToLong(Event::nanos)
+                    .findFirst();
         }
 
         @Override
@@ -198,8 +219,12 @@ class LeaderElectionTest {
             long t0 = events.get(0).nanos();
             StringBuilder s = new StringBuilder("[");
             for (Event e : events) {
-                s.append(s.length() > 1 ? ", " : "").append(e.candidate()).append(e.granted() ? " granted" : " revoked")
-                        .append(" +").append((e.nanos() - t0) / 1_000_000).append("ms");
+                s.append(s.length() > 1 ? ", " : "")
+                        .append(e.candidate())
+                        .append(e.granted() ? " granted" : " revoked")
+                        .append(" +")
+                        .append((e.nanos() - t0) / 1_000_000)
+                        .append("ms");
             }
             return s.append(']').toString();
         }
@@ -256,10 +281,10 @@ class LeaderElectionTest {
     static class LeaderApplication {
 
         @Bean
-        LockRegistryLeaderInitiator leaderInitiator(LockRegistry lockRegistry, History leaderHistory,
-                @Value("${candidate.id}") String id) {
-            LockRegistryLeaderInitiator initiator = new LockRegistryLeaderInitiator(lockRegistry,
-                    new RecordingCandidate(id, ROLE, leaderHistory));
+        LockRegistryLeaderInitiator leaderInitiator(
+                LockRegistry lockRegistry, History leaderHistory, @Value("${candidate.id}") String id) {
+            LockRegistryLeaderInitiator initiator =
+                    new LockRegistryLeaderInitiator(lockRegistry, new RecordingCandidate(id, ROLE, leaderHistory));
             initiator.setHeartBeatMillis(HEART_BEAT_MILLIS);
             initiator.setBusyWaitMillis(50);
             return initiator;

@@ -43,6 +43,7 @@ class RedlockLockRegistryTest {
     private ExecutorService threads;
     /** One thread standing for another thread of the process: locks are bound to it across calls. */
     private ExecutorService otherThread;
+
     private RedlockClient clientA;
     private RedlockClient clientB;
 
@@ -135,7 +136,9 @@ class RedlockLockRegistryTest {
         assertThat(lock.tryLock()).isTrue();
         for (int i = 0; i < 3; i++) {
             lock.unlock();
-            assertThat(other.obtain(name).tryLock()).as("held after %s of 4 unlocks", i + 1).isFalse();
+            assertThat(other.obtain(name).tryLock())
+                    .as("held after %s of 4 unlocks", i + 1)
+                    .isFalse();
         }
         lock.unlock();
         Lock otherLock = other.obtain(name);
@@ -159,13 +162,15 @@ class RedlockLockRegistryTest {
         });
         assertThat(fromOther).isInstanceOf(IllegalMonitorStateException.class);
         // Another thread of the same process waits on the local lock, and gets nothing while it is held.
-        assertThat(onOtherThread(() -> lock.tryLock(100, TimeUnit.MILLISECONDS))).isFalse();
+        assertThat(onOtherThread(() -> lock.tryLock(100, TimeUnit.MILLISECONDS)))
+                .isFalse();
         lock.unlock();
         assertThat(onOtherThread(() -> {
-            boolean got = lock.tryLock(2, TimeUnit.SECONDS);
-            lock.unlock();
-            return got;
-        })).isTrue();
+                    boolean got = lock.tryLock(2, TimeUnit.SECONDS);
+                    lock.unlock();
+                    return got;
+                }))
+                .isTrue();
     }
 
     @Test
@@ -174,20 +179,20 @@ class RedlockLockRegistryTest {
         String name = name("renew");
         Lock lock = registry.obtain(name);
         lock.lock();
-        await().atMost(Duration.ofSeconds(3)).until(() -> pttls(clientA, name),
-                ttls -> ttls.stream().allMatch(t -> t > 0 && t < 2_600));
+        await().atMost(Duration.ofSeconds(3))
+                .until(() -> pttls(clientA, name), ttls -> ttls.stream().allMatch(t -> t > 0 && t < 2_600));
         assertThat(lock.tryLock()).isTrue();
-        await().atMost(Duration.ofSeconds(1)).until(() -> pttls(clientA, name),
-                ttls -> ttls.stream().allMatch(t -> t > 2_700));
+        await().atMost(Duration.ofSeconds(1))
+                .until(() -> pttls(clientA, name), ttls -> ttls.stream().allMatch(t -> t > 2_700));
         lock.unlock();
-        await().atMost(Duration.ofSeconds(3)).until(() -> pttls(clientA, name),
-                ttls -> ttls.stream().allMatch(t -> t > 0 && t < 2_600));
+        await().atMost(Duration.ofSeconds(3))
+                .until(() -> pttls(clientA, name), ttls -> ttls.stream().allMatch(t -> t > 0 && t < 2_600));
         registry.renewLock(name);
-        await().atMost(Duration.ofSeconds(1)).until(() -> pttls(clientA, name),
-                ttls -> ttls.stream().allMatch(t -> t > 2_700));
+        await().atMost(Duration.ofSeconds(1))
+                .until(() -> pttls(clientA, name), ttls -> ttls.stream().allMatch(t -> t > 2_700));
         lock.unlock();
-        await().atMost(Duration.ofSeconds(1)).until(() -> pttls(clientA, name),
-                ttls -> ttls.stream().allMatch(t -> t == -2));
+        await().atMost(Duration.ofSeconds(1))
+                .until(() -> pttls(clientA, name), ttls -> ttls.stream().allMatch(t -> t == -2));
         assertThatThrownBy(() -> registry.renewLock(name)).isInstanceOf(IllegalStateException.class);
     }
 
@@ -201,8 +206,11 @@ class RedlockLockRegistryTest {
         Lock taken = new RedlockLockRegistry(clientB).obtain(name);
         assertThat(onOtherThread(() -> taken.tryLock(2, TimeUnit.SECONDS))).isTrue();
 
-        assertThat(lock.tryLock()).as("the owner's reentrant tryLock asks the quorum").isFalse();
-        assertThatThrownBy(lock::unlock).isInstanceOf(ConcurrentModificationException.class)
+        assertThat(lock.tryLock())
+                .as("the owner's reentrant tryLock asks the quorum")
+                .isFalse();
+        assertThatThrownBy(lock::unlock)
+                .isInstanceOf(ConcurrentModificationException.class)
                 .hasCauseInstanceOf(LockLostException.class);
         assertThatThrownBy(lock::unlock).isInstanceOf(IllegalMonitorStateException.class);
         // The new holder's keys are untouched.
@@ -218,7 +226,8 @@ class RedlockLockRegistryTest {
         lock.lock();
         Lock other = new RedlockLockRegistry(clientB).obtain(name);
         await().atMost(Duration.ofSeconds(5)).until(() -> onOtherThread(() -> other.tryLock(1, TimeUnit.SECONDS)));
-        assertThatThrownBy(lock::unlock).isInstanceOf(ConcurrentModificationException.class)
+        assertThatThrownBy(lock::unlock)
+                .isInstanceOf(ConcurrentModificationException.class)
                 .hasMessageContaining("released in the store due to expiration")
                 .hasCauseInstanceOf(LockLostException.class);
         assertThat(clientB.isLocked(name)).as("the other owner's keys stay").isTrue();
@@ -262,17 +271,22 @@ class RedlockLockRegistryTest {
         }
         // The owner keeps acquiring, as a leader's heartbeat does: renewals fail, and while more than a third of
         // the lease is left the owner keeps the lock.
-        await().atMost(Duration.ofSeconds(3)).pollInSameThread().pollInterval(Duration.ofMillis(50)).until(() -> {
-            boolean held = lock.tryLock();
-            if (held) {
-                lock.unlock();
-            }
-            return !held;
-        });
+        await().atMost(Duration.ofSeconds(3))
+                .pollInSameThread()
+                .pollInterval(Duration.ofMillis(50))
+                .until(() -> {
+                    boolean held = lock.tryLock();
+                    if (held) {
+                        lock.unlock();
+                    }
+                    return !held;
+                });
         Duration heldFor = Duration.ofNanos(System.nanoTime() - acquired);
         assertThat(heldFor).isGreaterThan(leaseTime.dividedBy(2)).isLessThan(leaseTime);
-        assertThatThrownBy(lock::unlock).isInstanceOf(ConcurrentModificationException.class)
-                .cause().hasMessageContaining("given up");
+        assertThatThrownBy(lock::unlock)
+                .isInstanceOf(ConcurrentModificationException.class)
+                .cause()
+                .hasMessageContaining("given up");
     }
 
     @Test
@@ -286,7 +300,8 @@ class RedlockLockRegistryTest {
             Lock lock = registry.obtain(name);
             lock.lock();
             Lock other = new RedlockLockRegistry(clientB).obtain(name);
-            await().during(Duration.ofMillis(1_500)).atMost(Duration.ofSeconds(3))
+            await().during(Duration.ofMillis(1_500))
+                    .atMost(Duration.ofSeconds(3))
                     .until(() -> !onOtherThread(other::tryLock));
             lock.unlock(); // no exception: the lease was valid to the end
             assertThat(clientA.isLocked(name)).isFalse();

@@ -23,8 +23,8 @@ class RedlockMetricsAutoConfigurationTest {
     static final RedisNodesExtension REDIS = new RedisNodesExtension(5);
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
-            .withConfiguration(AutoConfigurations.of(RedlockAutoConfiguration.class,
-                    RedlockMetricsAutoConfiguration.class))
+            .withConfiguration(
+                    AutoConfigurations.of(RedlockAutoConfiguration.class, RedlockMetricsAutoConfiguration.class))
             .withPropertyValues(TestNodes.properties(REDIS.uris()));
 
     @Test
@@ -34,8 +34,11 @@ class RedlockMetricsAutoConfigurationTest {
             MeterRegistry registry = context.getBean(MeterRegistry.class);
             RedlockClient client = context.getBean(RedlockClient.class);
             client.redLock("metered").tryAcquire(Duration.ofSeconds(5)).orElseThrow();
-            assertThat(registry.get(RedlockMetrics.ACQUIRE).tags("kind", "redlock", "outcome", "acquired").timer()
-                    .count()).isEqualTo(1);
+            assertThat(registry.get(RedlockMetrics.ACQUIRE)
+                            .tags("kind", "redlock", "outcome", "acquired")
+                            .timer()
+                            .count())
+                    .isEqualTo(1);
             assertThat(registry.get(RedlockMetrics.ACTIVE).gauge().value()).isEqualTo(1.0);
             assertThat(registry.get(RedlockMetrics.WATCHED).gauge().value()).isEqualTo(1.0);
         });

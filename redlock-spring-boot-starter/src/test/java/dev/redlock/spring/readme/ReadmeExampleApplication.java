@@ -23,7 +23,7 @@ public class ReadmeExampleApplication {
      */
     @Bean
     public LockRegistryLeaderInitiator leaderInitiator(LockRegistry lockRegistry) {
-        return new LockRegistryLeaderInitiator(lockRegistry,
-                new DefaultCandidate(UUID.randomUUID().toString(), "report-scheduler"));
+        return new LockRegistryLeaderInitiator(
+                lockRegistry, new DefaultCandidate(UUID.randomUUID().toString(), "report-scheduler"));
     }
 }

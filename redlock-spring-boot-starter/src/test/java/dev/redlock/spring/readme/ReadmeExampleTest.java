@@ -34,14 +34,16 @@ class ReadmeExampleTest {
                 .web(WebApplicationType.NONE)
                 .bannerMode(Banner.Mode.OFF)
                 .logStartupInfo(false)
-                .run("--spring.config.location=classpath:readme-example/application.yml",
+                .run(
+                        "--spring.config.location=classpath:readme-example/application.yml",
                         "--redlock.nodes=" + String.join(",", REDIS.uris()),
                         "--redlock.restart-quarantine=false",
                         "--redlock.per-node-timeout=200ms")) {
             assertThat(context.getBean(LockRegistry.class)).isInstanceOf(RedlockLockRegistry.class);
             assertThat(((RedlockLockRegistry) context.getBean(LockRegistry.class)).getLeaseTime())
                     .isEqualTo(Duration.ofSeconds(10));
-            assertThat(context.getBean(RedlockClient.class).config().leaseTime()).isEqualTo(Duration.ofSeconds(30));
+            assertThat(context.getBean(RedlockClient.class).config().leaseTime())
+                    .isEqualTo(Duration.ofSeconds(30));
 
             OrderService orders = context.getBean(OrderService.class);
             assertThat(orders.ship("42")).isTrue();
@@ -49,7 +51,8 @@ class ReadmeExampleTest {
 
             Leadership leadership = context.getBean(Leadership.class);
             await().atMost(Duration.ofSeconds(10)).until(leadership::isLeader);
-            assertThat(context.getBean(RedlockClient.class).isLocked("report-scheduler")).isTrue();
+            assertThat(context.getBean(RedlockClient.class).isLocked("report-scheduler"))
+                    .isTrue();
 
             var health = context.getBean(HealthEndpoint.class).healthForPath("redlock");
             assertThat(health.getStatus()).isEqualTo(Status.UP);
