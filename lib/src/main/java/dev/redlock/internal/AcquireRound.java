@@ -3,42 +3,19 @@ package dev.redlock.internal;
 import dev.redlock.FailureReason;
 import dev.redlock.LockKind;
 import dev.redlock.NodeOutcome;
-import dev.redlock.RedlockConfig;
 import dev.redlock.RoundOutcome;
-import dev.redlock.Ticker;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * One acquire round: {@code SET key token NX PX ttl} (or the lock kind's script) sent to every node in parallel,
  * decided as soon as the outcome is known, then {@code validity = ttl - elapsed - drift}. A round that falls short is
  * released in the background on every node that may have applied it. Thread-safe (stateless between rounds).
  */
-final class AcquireRound {
-
-    // The engine's logger name, which users' logging settings already address.
-    private static final Logger LOG = LoggerFactory.getLogger(QuorumEngine.class);
-
-    private final QuorumEngine engine;
-    private final RedlockConfig config;
-    private final List<? extends NodeClient> nodes;
-    private final List<String> names;
-    private final Ticker ticker;
-    private final long perNodeTimeoutNanos;
-    private final long minValidityNanos;
-    private final java.util.random.RandomGenerator random;
+final class AcquireRound extends EnginePart {
 
     AcquireRound(QuorumEngine engine) {
-        this.engine = engine;
-        this.config = engine.config;
-        this.nodes = engine.nodes;
-        this.names = engine.names;
-        this.ticker = engine.ticker;
-        this.perNodeTimeoutNanos = engine.perNodeTimeoutNanos;
-        this.minValidityNanos = engine.minValidityNanos;
-        this.random = engine.random;
+        super(engine);
     }
 
     /** One round (two for a fenced lock) on the caller's thread; the lease it wins is not watched yet. */

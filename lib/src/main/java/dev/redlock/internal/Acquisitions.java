@@ -3,47 +3,23 @@ package dev.redlock.internal;
 import dev.redlock.AcquireResult;
 import dev.redlock.FailureReason;
 import dev.redlock.LockKind;
-import dev.redlock.RedlockConfig;
 import dev.redlock.RoundOutcome;
-import dev.redlock.Ticker;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Acquisitions: the rounds of one acquisition, retried after a random delay while the wait budget lasts, on the
  * caller's thread or (asynchronously) on node I/O threads and the scheduler; and the waiting between rounds, in this
  * client's wait queue for the key, woken by releases. Thread-safe.
  */
-final class Acquisitions {
-
-    // The engine's logger name, which users' logging settings already address.
-    private static final Logger LOG = LoggerFactory.getLogger(QuorumEngine.class);
-
-    private final QuorumEngine engine;
-    private final RedlockConfig config;
-    private final List<? extends NodeClient> nodes;
-    private final List<String> names;
-    private final Ticker ticker;
-    private final long perNodeTimeoutNanos;
-    private final WaitRoom waitRoom;
-    private final java.util.random.RandomGenerator random;
+final class Acquisitions extends EnginePart {
 
     /** Asynchronous acquisitions sleeping between rounds; failed by {@link #failSleeping()} so none waits forever. */
     final java.util.Set<AsyncAcquisition> betweenRounds = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     Acquisitions(QuorumEngine engine) {
-        this.engine = engine;
-        this.config = engine.config;
-        this.nodes = engine.nodes;
-        this.names = engine.names;
-        this.ticker = engine.ticker;
-        this.perNodeTimeoutNanos = engine.perNodeTimeoutNanos;
-        this.waitRoom = engine.waitRoom;
-        this.random = engine.random;
+        super(engine);
     }
 
     /**

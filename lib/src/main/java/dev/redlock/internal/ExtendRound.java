@@ -3,40 +3,19 @@ package dev.redlock.internal;
 import dev.redlock.FailureReason;
 import dev.redlock.NodeOutcome;
 import dev.redlock.NodeStatus;
-import dev.redlock.RedlockConfig;
 import dev.redlock.RoundOutcome;
-import dev.redlock.Ticker;
 import java.util.List;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Extension rounds: the lease's token given a new TTL on every node, in parallel; the lease's deadline moves only by
  * what the newest round confirmed, and a failed round that may have been applied caps it. Thread-safe.
  */
-final class ExtendRound {
-
-    // The engine's logger name, which users' logging settings already address.
-    private static final Logger LOG = LoggerFactory.getLogger(QuorumEngine.class);
-
-    private final QuorumEngine engine;
-    private final RedlockConfig config;
-    private final List<? extends NodeClient> nodes;
-    private final List<String> names;
-    private final Ticker ticker;
-    private final long perNodeTimeoutNanos;
-    private final long minValidityNanos;
+final class ExtendRound extends EnginePart {
 
     ExtendRound(QuorumEngine engine) {
-        this.engine = engine;
-        this.config = engine.config;
-        this.nodes = engine.nodes;
-        this.names = engine.names;
-        this.ticker = engine.ticker;
-        this.perNodeTimeoutNanos = engine.perNodeTimeoutNanos;
-        this.minValidityNanos = engine.minValidityNanos;
+        super(engine);
     }
 
     /** Extends on the caller's thread; see {@link DefaultLease#extend}. */

@@ -3,32 +3,16 @@ package dev.redlock.internal;
 import dev.redlock.FailureReason;
 import dev.redlock.NodeOutcome;
 import dev.redlock.RoundOutcome;
-import dev.redlock.Ticker;
 import java.util.List;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Round 2 of a fenced acquisition: on every node that still holds the new key, raise the lock's counter to a
  * candidate token; confirmed by a quorum within the lease's validity, the candidate is the lease's fencing token.
  */
-final class FenceRound {
-
-    // The engine's logger name, which users' logging settings already address.
-    private static final Logger LOG = LoggerFactory.getLogger(QuorumEngine.class);
-
-    private final QuorumEngine engine;
-    private final List<? extends NodeClient> nodes;
-    private final List<String> names;
-    private final Ticker ticker;
-    private final long perNodeTimeoutNanos;
+final class FenceRound extends EnginePart {
 
     FenceRound(QuorumEngine engine) {
-        this.engine = engine;
-        this.nodes = engine.nodes;
-        this.names = engine.names;
-        this.ticker = engine.ticker;
-        this.perNodeTimeoutNanos = engine.perNodeTimeoutNanos;
+        super(engine);
     }
 
     /**

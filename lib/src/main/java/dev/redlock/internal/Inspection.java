@@ -2,27 +2,16 @@ package dev.redlock.internal;
 
 import dev.redlock.NodeOutcome;
 import dev.redlock.NodeStatus;
-import dev.redlock.Ticker;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 /** Reads of a lock key on every node, and the admin's forced delete of what a read saw. Thread-safe. */
-public final class Inspection {
-
-    private final QuorumEngine engine;
-    private final List<? extends NodeClient> nodes;
-    private final List<String> names;
-    private final Ticker ticker;
-    private final long perNodeTimeoutNanos;
+public final class Inspection extends EnginePart {
 
     Inspection(QuorumEngine engine) {
-        this.engine = engine;
-        this.nodes = engine.nodes;
-        this.names = engine.names;
-        this.ticker = engine.ticker;
-        this.perNodeTimeoutNanos = engine.perNodeTimeoutNanos;
+        super(engine);
     }
 
     /** What one node said of a lock key: its outcome (TAKEN with the TTL, or ALREADY_EXPIRED), and who holds it. */

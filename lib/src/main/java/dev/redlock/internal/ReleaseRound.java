@@ -2,39 +2,21 @@ package dev.redlock.internal;
 
 import dev.redlock.NodeStatus;
 import dev.redlock.ReleaseResult;
-import dev.redlock.Ticker;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Release rounds: the token-checked delete sent to every node, decided once the lock's quorum confirmed it, the rest
  * completing (and retrying nodes that did not answer) in the background. Also the background release of an acquire
  * round that failed. Thread-safe.
  */
-final class ReleaseRound {
-
-    // The engine's logger name, which users' logging settings already address.
-    private static final Logger LOG = LoggerFactory.getLogger(QuorumEngine.class);
-
-    private final QuorumEngine engine;
-    private final List<? extends NodeClient> nodes;
-    private final List<String> names;
-    private final Ticker ticker;
-    private final long perNodeTimeoutNanos;
-    private final WaitRoom waitRoom;
+final class ReleaseRound extends EnginePart {
 
     ReleaseRound(QuorumEngine engine) {
-        this.engine = engine;
-        this.nodes = engine.nodes;
-        this.names = engine.names;
-        this.ticker = engine.ticker;
-        this.perNodeTimeoutNanos = engine.perNodeTimeoutNanos;
-        this.waitRoom = engine.waitRoom;
+        super(engine);
     }
 
     /**
