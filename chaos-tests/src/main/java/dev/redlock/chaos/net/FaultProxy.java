@@ -58,6 +58,10 @@ import org.slf4j.LoggerFactory;
  * <p>When either side of a connection closes (a half-close) or fails, the proxy first delivers the
  * bytes it already received from that side (subject to latency and freeze), then closes both sides
  * of that connection. Errors on a connection never stop the proxy.
+ *
+ * <p>Why a proxy of our own rather than Toxiproxy: Toxiproxy is a separate server, usually run in a container; this
+ * one starts in-process in milliseconds with no container runtime, and its control calls return only once the fault
+ * is in place, which the chaos schedules rely on to place faults exactly.
  */
 public final class FaultProxy implements AutoCloseable {
 
