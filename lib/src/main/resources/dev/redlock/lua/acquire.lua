@@ -53,6 +53,9 @@ local watched = ARGV[4] ~= nil
 local first = fenced and 4 or 3
 local last = watched and #KEYS - 1 or #KEYS
 local free = redis.call('EXISTS', KEYS[2]) == 0
+-- This token was released here already (the release came first on another connection): a late acquire sets nothing,
+-- not even a waiter's entry or place, which would otherwise hold others up for a whole queue window.
+local released = not free
 
 local function nowMs()
   local t = redis.call('TIME')
@@ -129,7 +132,7 @@ elseif kind == 'w' then
       holder = math.max(holder, lastReader - now)
     end
   end
-  if window > 0 then
+  if window > 0 and not released then
     -- A writer granted keeps its entry only as long as its key: if it dies, readers wait no longer than for the key.
     local lasts = granted == 1 and math.min(window, tonumber(ARGV[2])) or window
     redis.call('ZADD', writers, string.format('%.0f', now + lasts), spec[3])
@@ -144,11 +147,16 @@ elseif kind == 'f' then
     redis.call('ZREM', queue, gone[i])
   end
   redis.call('ZREMRANGEBYSCORE', expiry, '-inf', now)
-  redis.call('ZADD', queue, 'NX', spec[3], spec[4])
-  redis.call('ZADD', expiry, string.format('%.0f', now + window), spec[4])
-  local keep = string.format('%.0f', latest(expiry) - now)
-  redis.call('PEXPIRE', queue, keep)
-  redis.call('PEXPIRE', expiry, keep)
+  if not released then
+    redis.call('ZADD', queue, 'NX', spec[3], spec[4])
+    redis.call('ZADD', expiry, string.format('%.0f', now + window), spec[4])
+  end
+  local last = latest(expiry)
+  if last then
+    local keep = string.format('%.0f', last - now)
+    redis.call('PEXPIRE', queue, keep)
+    redis.call('PEXPIRE', expiry, keep)
+  end
   local head = redis.call('ZRANGE', queue, 0, 0)
   if free and head[1] == spec[4] and redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
     granted = 1
