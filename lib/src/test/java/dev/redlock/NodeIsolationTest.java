@@ -235,7 +235,7 @@ class NodeIsolationTest extends RedisBackedTest {
         RedlockClient c = client();
         QuorumLock lock = c.redLock("n".repeat(4_000) + uniqueName("long"));
         Lease lease = lock.tryAcquire(Duration.ZERO, Duration.ofSeconds(10)).orElseThrow();
-        assertEquals(5, nodesHolding(lease.key(), lease.token()));
+        await().atMost(Duration.ofSeconds(5)).until(() -> nodesHolding(lease.key(), lease.token()) == 5);
         assertEquals(5, lease.release().completion().get(5, TimeUnit.SECONDS).released());
     }
 }
