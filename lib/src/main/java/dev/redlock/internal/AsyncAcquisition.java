@@ -34,6 +34,8 @@ final class AsyncAcquisition implements Round.Listener {
     Attempt fencing;
 
     long candidate;
+    /** Between rounds, with the next one not yet started: set by each sleep, cleared by whoever ends it. */
+    private final java.util.concurrent.atomic.AtomicBoolean asleep = new java.util.concurrent.atomic.AtomicBoolean();
     /** In the key's wait queue once a round was refused by a holder; null before, or without notifications. */
     volatile WaitRoom.Waiter waiter;
 
@@ -63,16 +65,33 @@ final class AsyncAcquisition implements Round.Listener {
         });
     }
 
-    /** A release was signalled while this acquisition sleeps between rounds: start the next round now. */
+    /**
+     * A release was signalled while this acquisition sleeps between rounds: start the next round now. Only one of the
+     * sleep's timer and the wake-ups gets to start it ({@link #wake}): cancelling the timer is not enough, since a
+     * timer already running its task still reports the cancel as done.
+     */
     void signalled() {
+        if (!asleep.get()) {
+            return; // in a round: the signal is taken when the round ends
+        }
         ScheduledFuture<?> s = sleep;
-        if (s != null && s.cancel(false)) {
-            try {
-                engine.scheduler.execute(this::startRound);
-            } catch (RejectedExecutionException e) {
+        if (s != null) {
+            s.cancel(false);
+        }
+        try {
+            engine.scheduler.execute(this::wake);
+        } catch (RejectedExecutionException e) {
+            if (asleep.compareAndSet(true, false)) {
                 engine.acquisitions.betweenRounds.remove(this);
                 failClosed();
             }
+        }
+    }
+
+    /** Ends the sleep between rounds and starts the next round, once per sleep whoever calls it first. */
+    private void wake() {
+        if (asleep.compareAndSet(true, false)) {
+            startRound();
         }
     }
 
@@ -189,9 +208,11 @@ final class AsyncAcquisition implements Round.Listener {
             failClosed();
             return;
         }
+        asleep.set(true);
         try {
-            sleep = engine.scheduler.schedule(this::startRound, delay, TimeUnit.NANOSECONDS);
+            sleep = engine.scheduler.schedule(this::wake, delay, TimeUnit.NANOSECONDS);
         } catch (RejectedExecutionException e) {
+            asleep.set(false);
             engine.acquisitions.betweenRounds.remove(this);
             failClosed();
             return;
