@@ -61,6 +61,9 @@ public final class RedlockCli implements Runnable {
         cl.setOut(out);
         cl.setErr(err);
         cl.setCaseInsensitiveEnumValuesAllowed(true);
+        // An argument starting with '@' is a word like any other (a lock name, a command's argument such as curl's
+        // -d @payload.json), never a file to read more arguments from.
+        cl.setExpandAtFiles(false);
         // Everything after the command's first word belongs to it, options included: redlock exec ... ls -l
         cl.getSubcommands().get("exec").setStopAtPositional(true);
         cl.setExitCodeExceptionMapper(e -> ExitCodes.SOFTWARE);

@@ -248,6 +248,38 @@ class ExecIT {
         }
     }
 
+    /** Arguments that start with '@' are words like any other, not names of files to read arguments from. */
+    @Test
+    void atSignArgumentsReachTheCommandAndTheLockNameUnchanged() throws Exception {
+        Path file = Files.createDirectories(Cli.WORK).resolve("at-file");
+        Files.writeString(file, "INJECTED from file\n");
+        String at = "@" + file;
+        Cli.Result r = Cli.run(
+                Duration.ofSeconds(30),
+                Map.of(),
+                "exec",
+                "--nodes",
+                uris,
+                "--name",
+                at,
+                "--lease",
+                "2s",
+                "--",
+                "sh",
+                "-c",
+                "printf '<%s>\\n' \"$REDLOCK_NAME\" \"$@\"",
+                "sh",
+                at,
+                "-d",
+                at);
+        assertEquals(0, r.exit(), r::toString);
+        assertEquals("<" + at + ">\n<" + at + ">\n<-d>\n<" + at + ">\n", r.out(), r::toString);
+
+        Cli.Result status = Cli.run(Duration.ofSeconds(30), Map.of(), "status", "--nodes", uris, at, "--json");
+        assertEquals(0, status.exit(), status::toString);
+        assertEquals(at, Cli.JSON.readTree(status.out()).get("name").asText(), status::toString);
+    }
+
     /** Too few nodes reachable is not contention: 69, naming each node. */
     @Test
     void unreachableNodesExitWith69() throws Exception {
