@@ -61,7 +61,12 @@ public final class ExecCommand implements Callable<Integer> {
     @Mixin
     NodeOptions nodes;
 
-    @Option(names = "--name", required = true, paramLabel = "NAME", description = "The lock's name.")
+    @Option(
+            names = "--name",
+            required = true,
+            paramLabel = "NAME",
+            converter = LockNameConverter.class,
+            description = "The lock's name: not blank; a non-ASCII name needs a UTF-8 locale.")
     String name;
 
     @Option(
@@ -126,9 +131,6 @@ public final class ExecCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(
                     spec.commandLine(), "Invalid --lease " + lease.toMillis() + "ms: " + Secrets.mask(e.getMessage()));
-        }
-        if (name.isEmpty()) {
-            throw new CommandLine.ParameterException(spec.commandLine(), "Invalid --name: must not be empty");
         }
         Run run = new Run(config, spec.commandLine().getErr());
         Thread hook = new Thread(run::onSignal, "redlock-exec-signal");

@@ -40,7 +40,11 @@ public final class StatusCommand implements Callable<Integer> {
     @Mixin
     NodeOptions nodes;
 
-    @Parameters(index = "0", paramLabel = "NAME", description = "The lock's name.")
+    @Parameters(
+            index = "0",
+            paramLabel = "NAME",
+            converter = LockNameConverter.class,
+            description = "The lock's name: not blank; a non-ASCII name needs a UTF-8 locale.")
     String name;
 
     @Option(names = "--json", description = "Print one JSON object instead of the table.")

@@ -22,6 +22,7 @@ final class Cli {
     static final ObjectMapper JSON = new ObjectMapper();
     static final Path JAR = Path.of(System.getProperty("redlock.cli.jar", "target/redlock-cli.jar"));
     static final Path WORK = Path.of("target", "cli-it");
+    static final Path LAUNCHER = Path.of(System.getProperty("redlock.cli.launcher", "src/main/dist/redlock"));
 
     /** A finished run. */
     record Result(int exit, String out, String err) {
@@ -92,6 +93,36 @@ final class Cli {
 
     static Result run(String... args) throws IOException, InterruptedException {
         return run(Duration.ofSeconds(60), Map.of(), args);
+    }
+
+    /**
+     * Runs redlock through {@code sh -c}, with {@code args} as shell words after the program: a test can pass bytes
+     * that its own JVM might not encode, such as {@code "$(printf 'caf\\303\\251')"}.
+     *
+     * @param launcher run the launcher script {@code src/main/dist/redlock} instead of {@code java -jar}
+     */
+    static Result sh(Duration timeout, Map<String, String> env, boolean launcher, String args)
+            throws IOException, InterruptedException {
+        List<String> cmd = launcher
+                ? List.of("sh", "-c", "exec \"$0\" " + args, LAUNCHER.toString())
+                : List.of(
+                        "sh",
+                        "-c",
+                        "exec \"$0\" -XX:TieredStopAtLevel=1 -Xshare:auto -jar \"$1\" " + args,
+                        javaBinary(),
+                        JAR.toString());
+        Files.createDirectories(WORK);
+        Path out = Files.createTempFile(WORK, "out-", ".txt");
+        Path err = Files.createTempFile(WORK, "err-", ".txt");
+        ProcessBuilder pb = new ProcessBuilder(cmd)
+                .redirectOutput(out.toFile())
+                .redirectError(err.toFile())
+                .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
+        pb.environment().remove("REDLOCK_NODES");
+        pb.environment().put("JAVA_HOME", System.getProperty("java.home"));
+        pb.environment().put("REDLOCK_CLI_JAR", JAR.toAbsolutePath().toString());
+        pb.environment().putAll(env);
+        return new Running(pb.start(), out, err).await(timeout);
     }
 
     static String javaBinary() {

@@ -280,6 +280,50 @@ class ExecIT {
         assertEquals(at, Cli.JSON.readTree(status.out()).get("name").asText(), status::toString);
     }
 
+    /**
+     * Outside a UTF-8 locale the JVM turns the bytes of a non-ASCII name into U+FFFD, so "deploy-\u00e9" and
+     * "deploy-\u00fc" would be one lock (and another than a UTF-8 process's): such a name is refused with 64, through
+     * the jar and the launcher. ASCII names work in any locale.
+     */
+    @Test
+    void undecodableLockNamesAreRefusedOutsideUtf8() throws Exception {
+        Map<String, String> c = Map.of("LANG", "C", "LC_ALL", "C");
+        String name = "\"$(printf 'deploy-\\303\\251')\""; // deploy-e-acute, as UTF-8 bytes
+        for (boolean launcher : List.of(false, true)) {
+            Cli.Result exec = Cli.sh(
+                    Duration.ofSeconds(30),
+                    c,
+                    launcher,
+                    "exec --nodes " + uris + " --name " + name + " --lease 2s -- true");
+            assertEquals(ExitCodes.USAGE, exec.exit(), exec::toString);
+            assertTrue(exec.err().contains("--name") && exec.err().contains("UTF-8"), exec::toString);
+        }
+        Cli.Result status = Cli.sh(Duration.ofSeconds(30), c, false, "status --nodes " + uris + " " + name);
+        assertEquals(ExitCodes.USAGE, status.exit(), status::toString);
+        assertTrue(status.err().contains("NAME") && status.err().contains("UTF-8"), status::toString);
+
+        Cli.Result ascii = Cli.sh(
+                Duration.ofSeconds(30),
+                c,
+                false,
+                "exec --nodes " + uris + " --name deploy-e --lease 2s -- sh -c 'echo \"$REDLOCK_NAME\"'");
+        assertEquals(0, ascii.exit(), ascii::toString);
+        assertEquals("deploy-e", ascii.out().trim());
+    }
+
+    /** Empty and blank names are refused with 64. */
+    @Test
+    void blankLockNamesAreRefused() throws Exception {
+        for (String blank : List.of("", "   ")) {
+            Cli.Result exec = Cli.run("exec", "--nodes", uris, "--name", blank, "--lease", "2s", "--", "true");
+            assertEquals(ExitCodes.USAGE, exec.exit(), exec::toString);
+            assertTrue(exec.err().contains("--name"), exec::toString);
+            Cli.Result status = Cli.run("status", "--nodes", uris, blank);
+            assertEquals(ExitCodes.USAGE, status.exit(), status::toString);
+            assertTrue(status.err().contains("NAME"), status::toString);
+        }
+    }
+
     /** Too few nodes reachable is not contention: 69, naming each node. */
     @Test
     void unreachableNodesExitWith69() throws Exception {
