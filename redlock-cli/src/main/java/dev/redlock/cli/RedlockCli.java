@@ -106,6 +106,12 @@ public final class RedlockCli implements Runnable {
                 new java.io.OutputStreamWriter(System.out, java.nio.charset.Charset.defaultCharset()), true);
         PrintWriter err = new PrintWriter(
                 new java.io.OutputStreamWriter(System.err, java.nio.charset.Charset.defaultCharset()), true);
+        // An exception that escapes a thread of ours (or of the client) is reported masked, like every other error.
+        Thread.setDefaultUncaughtExceptionHandler((thread, e) -> {
+            err.println(
+                    "redlock: unexpected error in thread " + thread.getName() + ": " + Secrets.mask(String.valueOf(e)));
+            err.flush();
+        });
         int status = commandLine(out, err).execute(args);
         out.flush();
         err.flush();

@@ -78,6 +78,36 @@ class ArgumentsIT {
         }
     }
 
+    /**
+     * A password may hold '/', '@' or (quoted) a space: whatever echoes the URI back (an unmatched argument, an invalid
+     * value, a malformed node) masks everything between the scheme and the URI's last '@'.
+     */
+    @Test
+    void passwordsWithSlashesAtSignsOrSpacesNeverAppearInErrors() throws Exception {
+        Map<String, List<String>> secrets = Map.of(
+                "redis://:My/Secret@10.0.0.1:6379", List.of("Secret"),
+                "redis://:p@ssw0rd@10.0.0.1:6379", List.of("ssw0rd", ":p@"),
+                "redis://:pass word@10.0.0.1", List.of("pass word", ":pass"),
+                "REDISS://admin:Top/S3cret@10.0.0.1", List.of("S3cret", "Top/"));
+        for (Map.Entry<String, List<String>> e : secrets.entrySet()) {
+            String uri = e.getKey();
+            for (String[] args : List.of(
+                    new String[] {"status", "x", uri},
+                    new String[] {"status", "--nodes", uri, "x"},
+                    new String[] {"status", "--nodes", "redis://127.0.0.1:1," + uri, "x"},
+                    new String[] {"status", "--nodes", "redis://127.0.0.1:1", "--node-timeout", uri, "x"},
+                    new String[] {"exec", "--nodes", "redis://127.0.0.1:1", "--name", "x", "--bogus", uri, "--", "true"
+                    },
+                    new String[] {"check", "--nodes", "redis://127.0.0.1:1", uri})) {
+                Cli.Result r = Cli.run(args);
+                assertEquals(ExitCodes.USAGE, r.exit(), r::toString);
+                for (String secret : e.getValue()) {
+                    assertFalse(r.out().contains(secret) || r.err().contains(secret), () -> secret + " shown:\n" + r);
+                }
+            }
+        }
+    }
+
     /** Healthy independent masters with the default settings: nothing unsafe, exit 0, as parseable JSON. */
     @Test
     void checkPassesOnHealthyNodes() throws Exception {
