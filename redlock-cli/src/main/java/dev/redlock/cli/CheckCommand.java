@@ -43,10 +43,10 @@ public final class CheckCommand implements Callable<Integer> {
     @Option(
             names = "--lease",
             paramLabel = "DURATION",
-            converter = DurationConverter.class,
+            converter = DurationConverter.Lease.class,
             defaultValue = "30s",
             description = "The lease time the applications use, checked against the per-node timeout "
-                    + "(default: ${DEFAULT-VALUE}).")
+                    + "(1ms to 7d; default: ${DEFAULT-VALUE}).")
     Duration lease;
 
     @Option(

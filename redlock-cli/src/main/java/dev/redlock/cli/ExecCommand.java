@@ -75,16 +75,17 @@ public final class ExecCommand implements Callable<Integer> {
             converter = DurationConverter.class,
             defaultValue = "10s",
             description = "How long to try for the lock before giving up with status 75; 0 tries once "
-                    + "(default: ${DEFAULT-VALUE}).")
+                    + "(up to 106751d; default: ${DEFAULT-VALUE}).")
     Duration wait;
 
     @Option(
             names = "--lease",
             paramLabel = "DURATION",
-            converter = DurationConverter.class,
+            converter = DurationConverter.Lease.class,
             defaultValue = "30s",
-            description = "The TTL set on each node, extended by the watchdog every third of it while the command "
-                    + "runs; it bounds how long a crashed redlock keeps the lock (default: ${DEFAULT-VALUE}).")
+            description =
+                    "The TTL set on each node, extended by the watchdog every third of it while the command "
+                            + "runs; it bounds how long a crashed redlock keeps the lock (1ms to 7d; default: ${DEFAULT-VALUE}).")
     Duration lease;
 
     @Option(
@@ -96,9 +97,10 @@ public final class ExecCommand implements Callable<Integer> {
     @Option(
             names = "--grace",
             paramLabel = "DURATION",
-            converter = DurationConverter.class,
+            converter = DurationConverter.Grace.class,
             defaultValue = "10s",
-            description = "Time between SIGTERM and SIGKILL when the command must stop (default: ${DEFAULT-VALUE}).")
+            description = "Time between SIGTERM and SIGKILL when the command must stop (0 to 1h; default: "
+                    + "${DEFAULT-VALUE}).")
     Duration grace;
 
     @Option(

@@ -27,19 +27,19 @@ public final class NodeOptions {
     @Option(
             names = "--node-timeout",
             paramLabel = "DURATION",
-            converter = DurationConverter.class,
+            converter = DurationConverter.NodeTimeout.class,
             defaultValue = "250ms",
             description = "How long a round waits for any one node; a short-lived process "
                     + "opens its connections in the first round, so this is above the library's 50 ms "
-                    + "(default: ${DEFAULT-VALUE}).")
+                    + "(1ms to 1m, below --lease; default: ${DEFAULT-VALUE}).")
     Duration nodeTimeout;
 
     @Option(
             names = "--connect-timeout",
             paramLabel = "DURATION",
-            converter = DurationConverter.class,
+            converter = DurationConverter.ConnectTimeout.class,
             defaultValue = "1s",
-            description = "TCP connect timeout per node (default: ${DEFAULT-VALUE}).")
+            description = "TCP connect timeout per node (1ms to 5m; default: ${DEFAULT-VALUE}).")
     Duration connectTimeout;
 
     /** Creates the options; picocli fills them in. */

@@ -59,6 +59,48 @@ class ArgumentsIT {
                 missing::toString);
     }
 
+    /**
+     * A duration beyond an option's range, in any form, is refused with 64 naming the option and the range, before
+     * anything could overflow (a --grace that overflowed on SIGTERM used to orphan the command and keep the lock).
+     */
+    @Test
+    void outOfRangeDurationsExitWith64NamingTheOptionAndRange() throws Exception {
+        String dead = "redis://127.0.0.1:1";
+        String huge = "PT9223372036854775807S";
+        List<List<String>> cases = List.of(
+                List.of("--grace", "exec", "--nodes", dead, "--name", "x", "--grace", huge, "--", "true"),
+                List.of("--grace", "exec", "--nodes", dead, "--name", "x", "--grace", "2h", "--", "true"),
+                List.of("--lease", "exec", "--nodes", dead, "--name", "x", "--lease", huge, "--", "true"),
+                List.of("--wait", "exec", "--nodes", dead, "--name", "x", "--wait", huge, "--", "true"),
+                List.of(
+                        "--wait",
+                        "exec",
+                        "--nodes",
+                        dead,
+                        "--name",
+                        "x",
+                        "--wait",
+                        "99999999999999999999999d",
+                        "--",
+                        "true"),
+                List.of("--lease", "check", "--nodes", dead, "--lease", huge),
+                List.of("--node-timeout", "status", "--nodes", dead, "--node-timeout", huge, "x"),
+                List.of("--connect-timeout", "status", "--nodes", dead, "--connect-timeout", huge, "x"),
+                List.of("--duration", "chaos", "--duration", huge),
+                List.of("--duration", "chaos", "--duration", "PT99999999999999999999S"));
+        for (List<String> c : cases) {
+            Cli.Result r = Cli.run(
+                    Duration.ofSeconds(20), Map.of(), c.subList(1, c.size()).toArray(String[]::new));
+            assertEquals(ExitCodes.USAGE, r.exit(), () -> c + "\n" + r);
+            assertTrue(r.err().contains("'" + c.get(0) + "'") && r.err().contains(" to "), () -> c + "\n" + r);
+            assertFalse(r.err().contains("overflow") || r.err().contains("Exception"), () -> c + "\n" + r);
+        }
+        // The upper bounds themselves are accepted: the dead node is what fails.
+        Cli.Result bounds = Cli.run(
+                "exec", "--nodes", dead, "--name", "x", "--grace", "1h", "--lease", "7d", "--wait", "0s", "--", "true");
+        assertEquals(ExitCodes.NOT_ENOUGH_NODES, bounds.exit(), bounds::toString);
+    }
+
     @Test
     void passwordsNeverAppearInOutput() throws Exception {
         String secret = "s3cret-pw";
