@@ -11,8 +11,8 @@ import java.util.regex.Pattern;
 import picocli.CommandLine;
 
 /**
- * Parses durations such as {@code 500ms}, {@code 10s}, {@code 2m}, {@code 1h}, {@code 1.5s} or ISO-8601
- * {@code PT10S}, and refuses those outside the option's range. Every duration it returns is at most
+ * Parses durations such as {@code 500ms}, {@code 10s}, {@code 2m}, {@code 1h}, {@code 1.5s}, ISO-8601 {@code PT10S}
+ * or a bare {@code 0}, and refuses those outside the option's range. Every duration it returns is at most
  * {@link #MAX} (about 292 years), so its {@code toNanos()} and {@code toMillis()} never overflow; the nested classes
  * narrow the range for one option.
  */
@@ -64,6 +64,9 @@ public class DurationConverter implements CommandLine.ITypeConverter<Duration> {
     /** The duration, null when it is longer than {@link #MAX}; throws when the text is not a duration. */
     private static Duration parse(String value) {
         String v = value.trim().toLowerCase(Locale.ROOT);
+        if (v.equals("0")) {
+            return Duration.ZERO; // the one number that needs no unit
+        }
         Matcher m = SIMPLE.matcher(v);
         if (m.matches()) {
             long unitNanos = switch (m.group(2)) {
@@ -90,7 +93,7 @@ public class DurationConverter implements CommandLine.ITypeConverter<Duration> {
             // Otherwise reported below with the accepted forms.
         }
         throw new CommandLine.TypeConversionException("'" + value
-                + "' is not a duration: use a number with ms, s, m, h or d (500ms, 10s, 2m) or ISO-8601 (PT10S)");
+                + "' is not a duration: use a number with ms, s, m, h or d (500ms, 10s, 2m), ISO-8601 (PT10S) or 0");
     }
 
     /** A range bound in the form the option takes: {@code 0}, {@code 1ms}, {@code 2s}, {@code 1h}, {@code 7d}. */

@@ -101,6 +101,23 @@ class ArgumentsIT {
         assertEquals(ExitCodes.NOT_ENOUGH_NODES, bounds.exit(), bounds::toString);
     }
 
+    /** A bare 0 is a duration (the help says "--wait 0 tries once"); other numbers still need a unit. */
+    @Test
+    void waitZeroTriesOnce() throws Exception {
+        String dead = "redis://127.0.0.1:1";
+        Cli.Result zero = Cli.run("exec", "--nodes", dead, "--name", "x", "--wait", "0", "--json", "--", "true");
+        assertEquals(ExitCodes.NOT_ENOUGH_NODES, zero.exit(), zero::toString);
+        assertEquals(1, zero.lastJsonEvent().get("rounds").asInt(), zero::toString);
+
+        Cli.Result five = Cli.run("exec", "--nodes", dead, "--name", "x", "--wait", "5", "--", "true");
+        assertEquals(ExitCodes.USAGE, five.exit(), five::toString);
+        assertTrue(five.err().contains("--wait") && five.err().contains("not a duration"), five::toString);
+
+        Cli.Result lease = Cli.run("exec", "--nodes", dead, "--name", "x", "--lease", "0", "--", "true");
+        assertEquals(ExitCodes.USAGE, lease.exit(), lease::toString);
+        assertTrue(lease.err().contains("--lease") && lease.err().contains("1ms to 7d"), lease::toString);
+    }
+
     @Test
     void passwordsNeverAppearInOutput() throws Exception {
         String secret = "s3cret-pw";
