@@ -41,6 +41,29 @@ class FairLockTest extends RedisBackedTest {
         return true;
     }
 
+    /**
+     * A winner keeps its place while it holds the key, however fast its round was decided. Seen failing when the end
+     * of a round's submission took a round that had already won for a cancelled one and removed the winner's place
+     * (a blocking acquisition: the waiters' test above timed out with the holder's place gone from every node).
+     */
+    @Test
+    void aWinnerKeepsItsPlaceWhileItHolds() throws Exception {
+        RedlockClient c = client();
+        for (int i = 0; i < 100; i++) {
+            QuorumLock lock = c.fairLock(uniqueName("fair-keep"));
+            Lease lease = i % 2 == 0
+                    ? lock.tryAcquire(Duration.ZERO, LEASE).orElseThrow()
+                    : lock.tryAcquireAsync(Duration.ZERO, LEASE)
+                            .get(5, TimeUnit.SECONDS)
+                            .orElseThrow();
+            String key = lease.key();
+            await("the holder's place on every node, acquisition " + i)
+                    .atMost(Duration.ofSeconds(2))
+                    .until(() -> everyQueueHas(key, 1));
+            lease.release();
+        }
+    }
+
     @Test
     void grantsFollowTheOrderAcquisitionsBeganAcrossClients() throws Exception {
         String name = uniqueName("fair-order");

@@ -129,11 +129,26 @@ final class AsyncAcquisition implements Round.Listener {
             return;
         }
         engine.acquireRound.submit(round, ref, token, ttlMillis, t1 + engine.perNodeTimeoutNanos);
-        if (stopped || future.isDone()) {
+        if (endedWithoutLease()) {
             // Cancelled while this round was submitted: its place may have reached a node after the removal the
             // cancellation sent; remove it again (removing twice is harmless).
             engine.acquisitions.leaveQueue(ref);
         }
+    }
+
+    /**
+     * Whether this acquisition ended without a lease (cancelled, timed out or failed). Not merely whether it ended:
+     * the round just submitted may have won and been delivered already, and a holder keeps its place.
+     */
+    private boolean endedWithoutLease() {
+        if (stopped) {
+            return true;
+        }
+        if (!future.isDone()) {
+            return false;
+        }
+        AcquireResult r = future.isCompletedExceptionally() ? null : future.join();
+        return r == null || !r.acquired();
     }
 
     @Override
