@@ -12,7 +12,7 @@ public final class Secrets {
     private static final Pattern SCHEME = Pattern.compile("(?i)rediss?://");
 
     /** A user name that is shown before the masked password: no spaces, quotes, slashes or other URIs. */
-    private static final Pattern PLAIN_USER = Pattern.compile("[A-Za-z0-9._~%+=!$&*;-]*");
+    private static final Pattern PLAIN_USER = Pattern.compile("[^\\s'\"/@:]*");
 
     /** User info that is masked already ({@code ***} or {@code user:***}), left as it is. */
     private static final Pattern MASKED = Pattern.compile("(?:[^:\\s'\"/@]*:)?\\*\\*\\*");

@@ -35,6 +35,7 @@ class SecretsTest {
     void maskedTextStaysAsItIs() {
         String help = "(expected redis://[user:***@]host[:port][/db] or rediss://...)";
         assertEquals(help, Secrets.mask(help));
+        assertEquals(help, Secrets.mask("(expected redis://[user:password@]host[:port][/db] or rediss://...)"));
         assertEquals("redis://u:***@h", Secrets.mask(Secrets.mask("redis://u:pw@h")));
         assertEquals("no uri @ all", Secrets.mask("no uri @ all"));
         assertEquals("", Secrets.mask(""));
