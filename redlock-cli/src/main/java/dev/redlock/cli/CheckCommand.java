@@ -73,15 +73,9 @@ public final class CheckCommand implements Callable<Integer> {
     public Integer call() {
         // The report is printed below; the client's own log lines of it would only repeat it.
         System.setProperty("org.slf4j.simpleLogger.log.dev.redlock.RedlockClient", "off");
-        RedlockConfig config;
-        try {
-            config = nodes.configBuilder().leaseTime(lease).build();
-        } catch (IllegalArgumentException e) {
-            throw new CommandLine.ParameterException(
-                    spec.commandLine(), "Invalid --lease " + lease.toMillis() + "ms: " + Secrets.mask(e.getMessage()));
-        }
+        RedlockConfig config = nodes.config(b -> b.leaseTime(lease));
         TopologyReport report;
-        try (RedlockClient client = RedlockClient.create(config)) {
+        try (RedlockClient client = create(config)) {
             report = client.check();
         }
         List<String> failures = mask(report.failures());
@@ -116,6 +110,14 @@ public final class CheckCommand implements Callable<Integer> {
             out.flush();
         }
         return unsafe ? ExitCodes.FINDINGS : ExitCodes.OK;
+    }
+
+    private RedlockClient create(RedlockConfig config) {
+        try {
+            return RedlockClient.create(config);
+        } catch (IllegalArgumentException e) {
+            throw NodeOptions.invalid(spec.commandLine(), e);
+        }
     }
 
     private static List<String> mask(List<String> lines) {

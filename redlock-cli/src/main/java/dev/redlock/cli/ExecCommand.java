@@ -126,14 +126,7 @@ public final class ExecCommand implements Callable<Integer> {
      */
     @Override
     public Integer call() throws Exception {
-        RedlockConfig config;
-        RedlockConfig.Builder builder = nodes.configBuilder();
-        try {
-            config = builder.leaseTime(lease).build();
-        } catch (IllegalArgumentException e) {
-            throw new CommandLine.ParameterException(
-                    spec.commandLine(), "Invalid --lease " + lease.toMillis() + "ms: " + Secrets.mask(e.getMessage()));
-        }
+        RedlockConfig config = nodes.config(b -> b.leaseTime(lease));
         Run run = new Run(config, spec.commandLine().getErr());
         Thread hook = new Thread(run::onSignal, "redlock-exec-signal");
         Runtime.getRuntime().addShutdownHook(hook);
@@ -179,8 +172,7 @@ public final class ExecCommand implements Callable<Integer> {
             try {
                 client = RedlockClient.create(config);
             } catch (IllegalArgumentException e) {
-                throw new CommandLine.ParameterException(
-                        spec.commandLine(), "Invalid --nodes: " + Secrets.mask(e.getMessage()));
+                throw NodeOptions.invalid(spec.commandLine(), e);
             }
             QuorumLock lock;
             try {

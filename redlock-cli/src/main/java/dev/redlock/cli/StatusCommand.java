@@ -4,6 +4,7 @@ import dev.redlock.LockInfo;
 import dev.redlock.NodeOutcome;
 import dev.redlock.NodeStatus;
 import dev.redlock.RedlockClient;
+import dev.redlock.RedlockConfig;
 import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -64,7 +65,14 @@ public final class StatusCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
-        try (RedlockClient client = RedlockClient.create(nodes.configBuilder().build())) {
+        RedlockConfig config = nodes.config(b -> b);
+        RedlockClient created;
+        try {
+            created = RedlockClient.create(config);
+        } catch (IllegalArgumentException e) {
+            throw NodeOptions.invalid(spec.commandLine(), e);
+        }
+        try (RedlockClient client = created) {
             LockInfo info;
             try {
                 info = client.inspect(name);

@@ -118,6 +118,36 @@ class ArgumentsIT {
         assertTrue(lease.err().contains("--lease") && lease.err().contains("1ms to 7d"), lease::toString);
     }
 
+    /**
+     * A configuration the library refuses exits 64 in every command, naming the option that is actually wrong (both,
+     * when a rule spans two).
+     */
+    @Test
+    void configurationErrorsNameTheOptionThatIsWrong() throws Exception {
+        String dup = "redis://h1:1,redis://H1:1";
+        String three = "redis://127.0.0.1:1,redis://127.0.0.1:2,redis://127.0.0.1:3";
+        String nodes = "option '--nodes': ";
+        String timeout = "option '--node-timeout': ";
+        String both = "option '--node-timeout' (perNodeTimeout) or '--lease' (leaseTime): ";
+        String lease = "option '--lease' (leaseTime) or '--node-timeout' (perNodeTimeout): ";
+        List<List<String>> cases = List.of(
+                List.of(nodes, "status", "--nodes", dup, "x"),
+                List.of(nodes, "exec", "--nodes", dup, "--name", "x", "--", "true"),
+                List.of(nodes, "check", "--nodes", dup),
+                List.of(nodes, "status", "--nodes", "redis://h1:notaport", "x"),
+                List.of(timeout, "status", "--nodes", three, "--node-timeout", "40s", "x"),
+                List.of(both, "exec", "--nodes", three, "--name", "x", "--node-timeout", "40s", "--", "true"),
+                List.of(both, "check", "--nodes", three, "--node-timeout", "40s"),
+                List.of(both, "exec", "--nodes", three, "--name", "x", "--lease", "200ms", "--", "true"),
+                List.of(lease, "exec", "--nodes", three, "--name", "x", "--lease", "252ms", "--", "true"));
+        for (List<String> c : cases) {
+            Cli.Result r = Cli.run(c.subList(1, c.size()).toArray(String[]::new));
+            assertEquals(ExitCodes.USAGE, r.exit(), () -> c + "\n" + r);
+            assertTrue(r.err().startsWith("redlock: Invalid value for " + c.get(0)), () -> c + "\n" + r);
+            assertFalse(r.err().contains("Exception"), () -> c + "\n" + r);
+        }
+    }
+
     @Test
     void passwordsNeverAppearInOutput() throws Exception {
         String secret = "s3cret-pw";
