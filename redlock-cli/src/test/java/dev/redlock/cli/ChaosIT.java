@@ -1,6 +1,7 @@
 package dev.redlock.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -64,5 +65,32 @@ class ChaosIT {
         Cli.Result list = Cli.run("chaos", "--list", "--json");
         assertEquals(0, list.exit(), list::toString);
         assertTrue(Cli.JSON.readTree(list.out()).get("scenarios").size() >= 5);
+    }
+
+    /** An --out that cannot be a directory is refused with 64 before the run starts, not after it. */
+    @Test
+    void outThatIsAFileIsRefusedBeforeTheRun() throws Exception {
+        Path file = Files.createDirectories(Cli.WORK).resolve("chaos-out-is-a-file");
+        Files.writeString(file, "not a directory");
+        Cli.Result r = Cli.run(
+                Duration.ofSeconds(90),
+                Map.of(),
+                "chaos",
+                "--scenario",
+                "kill-minority",
+                "--seed",
+                "1",
+                "--duration",
+                "2s",
+                "--nodes",
+                "3",
+                "--clients",
+                "1",
+                "--out",
+                file.toString());
+        assertEquals(ExitCodes.USAGE, r.exit(), r::toString);
+        assertTrue(r.err().contains("'--out'") && r.err().contains(file.toString()), r::toString);
+        assertFalse(r.err().contains("ops"), "no run started: " + r);
+        assertEquals("not a directory", Files.readString(file));
     }
 }

@@ -13,6 +13,7 @@ import dev.redlock.chaos.history.MutualExclusionChecker;
 import dev.redlock.cli.DurationConverter;
 import dev.redlock.cli.ExitCodes;
 import dev.redlock.cli.Json;
+import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -134,6 +135,7 @@ public final class ChaosCommand implements Callable<Integer> {
                                 + "allowed values: " + String.join(", ", Scenarios.names())));
         check(nodes >= 3 && nodes <= 9, "--nodes", nodes + " is outside 3 to 9");
         check(clients >= 1 && clients <= 8, "--clients", clients + " is outside 1 to 8");
+        prepareOut();
         long runSeed = seed != null ? seed : new SecureRandom().nextLong();
         err.printf(
                 "redlock chaos: scenario %s, seed %d, %d nodes, %d clients, %d s (replay with --scenario %s "
@@ -187,7 +189,6 @@ public final class ChaosCommand implements Callable<Integer> {
         History.Summary summary = history.summarize(verdicts);
         boolean valid = verdicts.stream().noneMatch(r -> r.validity() == CheckResult.Validity.INVALID);
 
-        Files.createDirectories(out);
         Report report = new Report(chosen, runSeed, nodes, clients, duration, summary, verdicts, nemesis);
         report.write(out, history, origin, end);
         if (json) {
@@ -227,6 +228,19 @@ public final class ChaosCommand implements Callable<Integer> {
             stdout.flush();
         }
         return ExitCodes.OK;
+    }
+
+    /** Creates the report directory now, so that a run is not carried out for a report that cannot be written. */
+    private void prepareOut() {
+        try {
+            Files.createDirectories(out);
+        } catch (IOException | UnsupportedOperationException e) {
+            String why = Files.exists(out) && !Files.isDirectory(out)
+                    ? "it exists and is not a directory"
+                    : "it cannot be created (" + e + ")";
+            check(false, "--out", "'" + out + "': " + why);
+        }
+        check(Files.isWritable(out), "--out", "'" + out + "': the directory is not writable");
     }
 
     private void check(boolean ok, String option, String problem) {
