@@ -67,8 +67,15 @@ public final class RedlockCli implements Runnable {
         // Everything after the command's first word belongs to it, options included: redlock exec ... ls -l
         cl.getSubcommands().get("exec").setStopAtPositional(true);
         cl.setExitCodeExceptionMapper(e -> ExitCodes.SOFTWARE);
-        cl.setParameterExceptionHandler((ex, args) -> {
-            CommandLine c = ex.getCommandLine();
+        cl.setParameterExceptionHandler((error, args) -> {
+            CommandLine c = error.getCommandLine();
+            CommandLine.ParameterException ex = error;
+            if (ex instanceof CommandLine.MissingParameterException
+                    && !c.getUnmatchedArguments().isEmpty()) {
+                // An unknown option comes first: "exec --ttl 5s --name x -- cmd" took "5s" for the command, so
+                // --name was never seen; the unknown --ttl is the mistake to report.
+                ex = new CommandLine.UnmatchedArgumentException(c, c.getUnmatchedArguments());
+            }
             PrintWriter w = c.getErr();
             w.println("redlock: " + Secrets.mask(ex.getMessage()));
             if (!CommandLine.UnmatchedArgumentException.printSuggestions(ex, w)) {

@@ -148,6 +148,22 @@ class ArgumentsIT {
         }
     }
 
+    /**
+     * An unknown option is what gets reported, also when exec took it for the start of the command and so never saw
+     * the --name after it.
+     */
+    @Test
+    void unknownOptionsAreReportedBeforeMissingOnes() throws Exception {
+        Cli.Result r = Cli.run("exec", "--nodes", "redis://127.0.0.1:1", "--ttl", "5s", "--name", "x", "--", "true");
+        assertEquals(ExitCodes.USAGE, r.exit(), r::toString);
+        assertTrue(r.err().contains("'--ttl'"), r::toString);
+        assertFalse(r.err().contains("Missing required option"), r::toString);
+
+        Cli.Result status = Cli.run("status", "--bogus", "x");
+        assertEquals(ExitCodes.USAGE, status.exit(), status::toString);
+        assertTrue(status.err().contains("'--bogus'"), status::toString);
+    }
+
     @Test
     void passwordsNeverAppearInOutput() throws Exception {
         String secret = "s3cret-pw";
