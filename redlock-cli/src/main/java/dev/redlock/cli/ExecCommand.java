@@ -216,7 +216,15 @@ public final class ExecCommand implements Callable<Integer> {
                     String m = String.valueOf(e.getMessage());
                     int code = m.contains("error=2,") ? ExitCodes.COMMAND_NOT_FOUND : ExitCodes.CANNOT_EXECUTE;
                     message("cannot run " + command.get(0) + ": " + m);
-                    event("not-started", Map.of("command", command.get(0), "error", m, "exitCode", code));
+                    event(
+                            "not-started",
+                            Map.of(
+                                    "command",
+                                    Secrets.mask(command.get(0)),
+                                    "error",
+                                    Secrets.mask(m),
+                                    "exitCode",
+                                    code));
                     return code;
                 }
             }

@@ -324,6 +324,22 @@ class ExecIT {
         }
     }
 
+    /** A command that cannot be started is reported (127) without the password of a URI in its name. */
+    @Test
+    void aCommandThatCannotStartIsReportedMasked() throws Exception {
+        String command = "redis://:Cmd-S3cret@nowhere/no-such-command";
+        for (boolean json : List.of(true, false)) {
+            List<String> args = new ArrayList<>(List.of("exec", "--nodes", uris, "--name", "nostart", "--lease", "2s"));
+            if (json) {
+                args.add("--json");
+            }
+            args.addAll(List.of("--", command));
+            Cli.Result r = Cli.run(Duration.ofSeconds(30), Map.of(), args.toArray(String[]::new));
+            assertEquals(ExitCodes.COMMAND_NOT_FOUND, r.exit(), r::toString);
+            assertFalse(r.out().contains("S3cret") || r.err().contains("S3cret"), r::toString);
+        }
+    }
+
     /** Too few nodes reachable is not contention: 69, naming each node. */
     @Test
     void unreachableNodesExitWith69() throws Exception {
