@@ -104,7 +104,7 @@ class ReleaseNotificationTest extends RedisBackedTest {
                         && java.util.concurrent.locks.LockSupport.getBlocker(thread.get())
                                 .getClass()
                                 .getSimpleName()
-                                .equals("Acquisitions"));
+                                .equals("Acquisition"));
         long releasedAt = System.nanoTime();
         Attempted r = releaseThenOutcome(lease, got);
         long after = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - releasedAt);

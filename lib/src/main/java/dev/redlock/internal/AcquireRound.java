@@ -18,26 +18,6 @@ final class AcquireRound extends EnginePart {
         super(engine);
     }
 
-    /** One round (two for a fenced lock) on the caller's thread; the lease it wins is not watched yet. */
-    Attempt run(LockRef ref, long ttlMillis, boolean interruptible) {
-        String token = Tokens.next(random);
-        long t1 = ticker.nanoTime();
-        Round round = start(ref, t1).waitingThread(Thread.currentThread());
-        submit(round, ref, token, ttlMillis, t1 + perNodeTimeoutNanos);
-        round.await(t1 + perNodeTimeoutNanos);
-        Attempt a = evaluate(ref, round, token, ttlMillis);
-        if (a.lease != null
-                && ref.fenced()
-                && !(interruptible && Thread.currentThread().isInterrupted())) {
-            long candidate = round.maxValueAtDecision() + 1;
-            Round fence = engine.fenceRound.start(a.lease, candidate).waitingThread(Thread.currentThread());
-            engine.fenceRound.submit(fence, a.lease, candidate);
-            fence.await(engine.fenceRound.deadline(fence, a.lease));
-            a = engine.fenceRound.evaluate(a, fence, candidate);
-        }
-        return a;
-    }
-
     Round start(LockRef ref, long t1) {
         NodeOp.Kind kind = ref.fenced() ? NodeOp.Kind.ACQUIRE_FENCED : NodeOp.Kind.ACQUIRE;
         return new Round(kind, names, ref.policy().required(nodes.size()), t1, ticker);

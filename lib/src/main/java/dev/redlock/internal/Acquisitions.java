@@ -6,137 +6,44 @@ import dev.redlock.LockKind;
 import dev.redlock.RoundOutcome;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 
 /**
- * Acquisitions: the rounds of one acquisition, retried after a random delay while the wait budget lasts, on the
- * caller's thread or (asynchronously) on node I/O threads and the scheduler; and the waiting between rounds, in this
- * client's wait queue for the key, woken by releases. Thread-safe.
+ * Acquisitions: starts each {@link Acquisition} (the rounds of one acquisition, retried after a random delay while
+ * the wait budget lasts), blocking or not, in this client's wait queue for the key when others wait; and what they
+ * share: the delays between rounds, fair places, leaving the nodes' queues, failure logging. Thread-safe.
  */
 final class Acquisitions extends EnginePart {
 
-    /** Asynchronous acquisitions sleeping between rounds; failed by {@link #failSleeping()} so none waits forever. */
-    final java.util.Set<AsyncAcquisition> betweenRounds = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    /** Acquisitions sleeping between rounds; failed by {@link #failSleeping()} so none waits forever. */
+    final java.util.Set<Acquisition> betweenRounds = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     Acquisitions(QuorumEngine engine) {
         super(engine);
     }
 
     /**
-     * Acquires on the caller's thread, retrying after a random delay while the wait budget lasts. Returns a failed
-     * result when the budget runs out; never throws for node failures.
+     * Acquires on the caller's thread: the same acquisition as {@link #acquireAsync}, joined by the caller, which
+     * drives its timing itself (see {@link Acquisition#join}). Returns a failed result when the budget runs out;
+     * never throws for node failures.
      *
      * @param waitNanos the wait budget; 0 for one round, {@link QuorumEngine#FOREVER} to wait until acquired
      * @param interruptible whether an interrupt aborts the wait; if not, the interrupt status is kept
      * @param autoExtend whether the watchdog keeps the lease until it is released
-     * @throws InterruptedException if interruptible and the thread was interrupted before or between rounds
+     * @throws InterruptedException if interruptible and the thread was interrupted before or during the acquisition
+     *     (a lease the acquisition won meanwhile is given back)
      */
     public AcquireResult acquire(
             LockRef lock, long ttlMillis, long waitNanos, boolean interruptible, boolean autoExtend)
             throws InterruptedException {
+        if (interruptible && Thread.interrupted()) {
+            throw new InterruptedException("interrupted while acquiring lock '" + lock.name() + "'");
+        }
+        engine.ensureOpen();
         long t0 = ticker.nanoTime();
-        AcquireResult result = acquireRounds(lock, ttlMillis, waitNanos, interruptible, autoExtend);
+        Acquisition a = start(lock, ttlMillis, waitNanos, autoExtend, Thread.currentThread());
+        AcquireResult result = a.join(interruptible);
         acquisitionEnded(lock, result, t0);
         return result;
-    }
-
-    AcquireResult acquireRounds(LockRef lock, long ttlMillis, long waitNanos, boolean interruptible, boolean autoExtend)
-            throws InterruptedException {
-        LockRef ref = begin(lock);
-        boolean forever = waitNanos == QuorumEngine.FOREVER;
-        long deadline = ticker.nanoTime() + (forever ? 0 : waitNanos);
-        boolean interrupted = false;
-        boolean won = false;
-        WaitRoom.Waiter waiter = null;
-        engine.quarantine.observeTtl(ttlMillis);
-        try {
-            if (waitRoom != null && waitNanos > 0 && ref.queues()) {
-                // A fair waiter (or a preferred writer) takes its place on the nodes with its first round at once, and
-                // in this client's queue now: both in the order acquisitions began, so a release wakes the head.
-                waiter = waitRoom.joinAsThreadAt(ref.key(), ref.shape().order());
-            } else if (waitRoom != null && waitNanos > 0 && waitRoom.hasWaiters(ref.key())) {
-                // Others of this client already wait for this lock: queue behind them rather than overtake them.
-                waiter = waitRoom.joinAsThread(ref.key(), ref.kind() == LockRef.Kind.READ);
-                interrupted = sleep(
-                        ref,
-                        waiter,
-                        Math.min(
-                                queuedDelay(waiter, 1),
-                                forever ? Long.MAX_VALUE : Math.max(0, deadline - ticker.nanoTime())),
-                        interruptible);
-            }
-            for (int rounds = 1; ; rounds++) {
-                if (interruptible && Thread.interrupted()) {
-                    throw new InterruptedException("interrupted while acquiring lock '" + ref.name() + "'");
-                }
-                engine.ensureOpen();
-                if (waiter != null) {
-                    waitRoom.consumeSignal(waiter); // this round answers it; a release during the round signals anew
-                }
-                Attempt a = engine.acquireRound.run(ref, ttlMillis, interruptible);
-                if (interruptible && Thread.interrupted()) {
-                    // Interrupted while the round ran: like ReentrantLock, answer the interrupt, and give back
-                    // whatever the round won, at once and without ever handing it to the watchdog.
-                    if (a.lease != null) {
-                        Background.watch(a.lease.releaseAsync(), "giving back a lease won by an interrupted round");
-                    }
-                    throw new InterruptedException("interrupted while acquiring lock '" + ref.name() + "'");
-                }
-                if (a.lease != null) {
-                    won = true;
-                    return new AcquireResult(started(a, autoExtend).lease, a.outcome, rounds);
-                }
-                logFailure(a.outcome);
-                long remaining = deadline - ticker.nanoTime();
-                if (!forever && remaining <= 0) {
-                    return new AcquireResult(null, a.outcome, rounds);
-                }
-                if (waiter == null && waitRoom != null && a.outcome.reason() == FailureReason.BUSY) {
-                    waiter = waitRoom.joinAsThread(ref.key(), ref.kind() == LockRef.Kind.READ);
-                }
-                long delay = delayAfter(ref, a.outcome, waiter, rounds, forever, remaining);
-                interrupted |= sleep(ref, waiter, delay, interruptible);
-            }
-        } finally {
-            if (!won) {
-                leaveQueue(ref);
-            } else {
-                stopTracking(ref);
-            }
-            if (waiter != null) {
-                waitRoom.leave(waiter, won);
-                wakeNextReader(ref, won);
-            }
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
-        }
-    }
-
-    /**
-     * Sleeps {@code delay} unless a release is signalled to the waiter. Sleeps the whole delay otherwise: park may
-     * return early (spurious wake-up), and the jitter only keeps competing clients apart if it is honoured. Real
-     * time, so a fake ticker cannot stall it.
-     *
-     * @return whether an interrupt came that is to be kept (not interruptible)
-     * @throws InterruptedException if interruptible and interrupted
-     */
-    boolean sleep(LockRef ref, WaitRoom.Waiter waiter, long delay, boolean interruptible) throws InterruptedException {
-        boolean interrupted = false;
-        long wakeAt = System.nanoTime() + delay;
-        for (long left = delay; left > 0; left = wakeAt - System.nanoTime()) {
-            if (engine.closed || (waiter != null && waitRoom.signalled(waiter))) {
-                break;
-            }
-            LockSupport.parkNanos(this, left);
-            if (Thread.interrupted()) {
-                if (interruptible) {
-                    throw new InterruptedException("interrupted while acquiring lock '" + ref.name() + "'");
-                }
-                interrupted = true;
-            }
-        }
-        return interrupted;
     }
 
     /** Waiters behind others of this client poll later by their place, up to this many retry delays. */
@@ -289,14 +196,25 @@ final class Acquisitions extends EnginePart {
      */
     public CompletableFuture<AcquireResult> acquireAsync(
             LockRef ref, long ttlMillis, long waitNanos, boolean autoExtend) {
-        engine.quarantine.observeTtl(ttlMillis);
-        AsyncAcquisition a = new AsyncAcquisition(engine, begin(ref), ttlMillis, waitNanos, autoExtend);
+        Acquisition a = start(ref, ttlMillis, waitNanos, autoExtend, null);
         if (!engine.listeners.isEmpty()) {
             long t0 = ticker.nanoTime();
             CompletableFuture<?> unused = a.future.thenAccept(result -> acquisitionEnded(ref, result, t0));
         }
+        return a.future;
+    }
+
+    /**
+     * Begins an acquisition, joined by {@code joiner} or asynchronous (null): in this client's queue for the key
+     * first if it queues on the nodes (in the order acquisitions began) or others of this client wait already, then
+     * its first round (at once, or after the queued waiter's poll).
+     */
+    private Acquisition start(LockRef ref, long ttlMillis, long waitNanos, boolean autoExtend, Thread joiner) {
+        engine.quarantine.observeTtl(ttlMillis);
+        Acquisition a = new Acquisition(engine, begin(ref), ttlMillis, waitNanos, autoExtend, joiner);
         if (waitRoom != null && waitNanos > 0 && a.ref.queues()) {
-            // As in acquire: in this client's queue from the start, in the order acquisitions began; first round now.
+            // A fair waiter (or a preferred writer) takes its place on the nodes with its first round at once, and in
+            // this client's queue now: both in the order acquisitions began, so a release wakes the head.
             a.waiter =
                     waitRoom.joinAsyncAt(ref.key(), a::signalled, a.ref.shape().order());
             a.startRound();
@@ -309,7 +227,7 @@ final class Acquisitions extends EnginePart {
         } else {
             a.startRound();
         }
-        return a.future;
+        return a;
     }
 
     private final java.util.concurrent.atomic.AtomicLong lastWarn =
@@ -330,9 +248,9 @@ final class Acquisitions extends EnginePart {
         }
     }
 
-    /** The client closes: asynchronous acquisitions sleeping between rounds fail now rather than never. */
+    /** The client closes: acquisitions sleeping between rounds fail now rather than never. */
     void failSleeping() {
-        for (AsyncAcquisition a : betweenRounds.toArray(new AsyncAcquisition[0])) {
+        for (Acquisition a : betweenRounds.toArray(new Acquisition[0])) {
             betweenRounds.remove(a);
             a.failClosed();
         }

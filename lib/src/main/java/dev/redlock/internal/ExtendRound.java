@@ -5,8 +5,9 @@ import dev.redlock.NodeOutcome;
 import dev.redlock.NodeStatus;
 import dev.redlock.RoundOutcome;
 import java.util.List;
-import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 
 /**
  * Extension rounds: the lease's token given a new TTL on every node, in parallel; the lease's deadline moves only by
@@ -18,47 +19,46 @@ final class ExtendRound extends EnginePart {
         super(engine);
     }
 
-    /** Extends on the caller's thread; see {@link DefaultLease#extend}. */
+    /** Extends on the caller's thread (see {@link DefaultLease#extend}): the round of {@link #extendAsync}, joined. */
     RoundOutcome extendSync(DefaultLease lease, long ttlMillis) {
-        engine.quarantine.observeTtl(ttlMillis);
-        long t1 = ticker.nanoTime();
-        long oldDeadline = lease.deadlineNanos();
-        if (!lease.isValid()) {
-            return notExtended(lease, t1, oldDeadline);
+        CompletableFuture<RoundOutcome> result = new CompletableFuture<>();
+        Round round = extend(lease, ttlMillis, result::complete, false);
+        if (round != null) {
+            round.join(result);
         }
-        long seq = lease.nextExtensionSeq();
-        Round round = new Round(NodeOp.Kind.EXTEND, names, lease.policy().required(nodes.size()), t1, ticker)
-                .waitingThread(Thread.currentThread());
-        long waitUntil = Round.earlier(t1 + perNodeTimeoutNanos, oldDeadline);
-        mayApplyFromNow(lease, seq, t1, ttlMillis);
-        submitExtend(round, lease, ttlMillis, seq, waitUntil);
-        round.await(waitUntil);
-        return extensionEnded(lease, evaluateExtend(lease, round, ttlMillis, oldDeadline, seq));
+        return result.join();
     }
 
     /** Extends without blocking; {@code done} runs once, on a node I/O thread or the scheduler thread. */
-    void extendAsync(DefaultLease lease, long ttlMillis, java.util.function.Consumer<RoundOutcome> done) {
+    void extendAsync(DefaultLease lease, long ttlMillis, Consumer<RoundOutcome> done) {
+        extend(lease, ttlMillis, done, true);
+    }
+
+    /**
+     * One extension round; {@code done} gets its outcome on the thread that decides it. A scheduler task decides it
+     * when due if {@code scheduled}; otherwise the caller joins the returned round ({@link Round#join}). Null when
+     * the lease is no longer valid: {@code done} had its outcome at once, and nothing was sent.
+     */
+    private Round extend(DefaultLease lease, long ttlMillis, Consumer<RoundOutcome> done, boolean scheduled) {
         engine.quarantine.observeTtl(ttlMillis);
         long t1 = ticker.nanoTime();
         long oldDeadline = lease.deadlineNanos();
         if (!lease.isValid()) {
             done.accept(notExtended(lease, t1, oldDeadline));
-            return;
+            return null;
         }
         long seq = lease.nextExtensionSeq();
-        Round round = new Round(NodeOp.Kind.EXTEND, names, lease.policy().required(nodes.size()), t1, ticker);
         long waitUntil = Round.earlier(t1 + perNodeTimeoutNanos, oldDeadline);
-        ScheduledFuture<?>[] timer = new ScheduledFuture<?>[1];
-        round.listener(r -> {
-            ScheduledFuture<?> t = timer[0];
-            if (t != null) {
-                t.cancel(false);
-            }
-            done.accept(extensionEnded(lease, evaluateExtend(lease, r, ttlMillis, oldDeadline, seq)));
-        });
-        timer[0] = engine.schedule(round::expire, waitUntil - t1);
+        Round round = new Round(NodeOp.Kind.EXTEND, names, lease.policy().required(nodes.size()), t1, ticker)
+                .dueAt(waitUntil)
+                .listener(
+                        r -> done.accept(extensionEnded(lease, evaluateExtend(lease, r, ttlMillis, oldDeadline, seq))));
+        if (scheduled) {
+            boolean unused = round.expireWhenDue(engine); // if the client is closing, the nodes answer at once
+        }
         mayApplyFromNow(lease, seq, t1, ttlMillis);
         submitExtend(round, lease, ttlMillis, seq, waitUntil);
+        return round;
     }
 
     /**

@@ -20,8 +20,8 @@ import org.slf4j.LoggerFactory;
  * The quorum engine's core: the nodes, the settings every round reads, {@link #fanOut} (one command to every node at
  * once), and the client's lifecycle. Votes are counted and a round decided by {@link Round}; each kind of round has
  * its class: {@link AcquireRound}, {@link FenceRound}, {@link ExtendRound}, {@link ReleaseRound} and
- * {@link Inspection}; {@link Acquisitions} retries acquire rounds (on the caller's thread, or as an
- * {@link AsyncAcquisition}) and waits between them.
+ * {@link Inspection}; {@link Acquisitions} starts acquisitions, each an {@link Acquisition} that retries acquire
+ * rounds and waits between them (asynchronously, or joined by a blocking caller).
  *
  * <p>One acquire round: read {@code t1}, send {@code SET key token NX PX ttl} to every node in parallel, count votes
  * until the outcome is known or the per-node timeout passes, then {@code validity = ttl - elapsed - drift}. Success

@@ -4,9 +4,8 @@ import dev.redlock.NodeStatus;
 import dev.redlock.ReleaseResult;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 
 /**
  * Release rounds: the token-checked delete sent to every node, decided once the lock's quorum confirmed it, the rest
@@ -21,41 +20,38 @@ final class ReleaseRound extends EnginePart {
 
     /**
      * Releases on every node and waits until the outcome is decided: the lock's quorum confirmed the key is no longer
-     * ours,
-     * or every node answered, or one per-node timeout passed. The rest completes in the background.
+     * ours, or every node answered, or one per-node timeout passed. The rest completes in the background. The round
+     * of {@link #releaseAsync}, joined by the caller.
      */
     ReleaseResult releaseSync(DefaultLease lease) {
-        long t1 = ticker.nanoTime();
-        Round round = new Round(NodeOp.Kind.RELEASE, names, releaseQuorum(lease), t1, ticker)
-                .waitingThread(Thread.currentThread());
-        CompletableFuture<Round> all = round.allAnswered();
-        submitRelease(round, lease, releaseSendBy(lease, t1));
-        round.await(t1 + perNodeTimeoutNanos);
-        return releaseResult(lease, round, all);
+        CompletableFuture<ReleaseResult> result = new CompletableFuture<>();
+        release(lease, result::complete, false).join(result);
+        return result.join();
     }
 
+    /** Releases without blocking; the future completes on the async executor. */
     CompletableFuture<ReleaseResult> releaseAsync(DefaultLease lease) {
-        long t1 = ticker.nanoTime();
         CompletableFuture<ReleaseResult> result = new CompletableFuture<>();
-        Round round = new Round(NodeOp.Kind.RELEASE, names, releaseQuorum(lease), t1, ticker);
+        release(lease, rr -> engine.asyncExecutor.execute(() -> result.complete(rr)), true);
+        return result;
+    }
+
+    /**
+     * One release round of the lease on every node; {@code done} gets its result on the thread that decides it. A
+     * scheduler task decides it when due if {@code scheduled}; otherwise the caller joins it ({@link Round#join}).
+     */
+    private Round release(DefaultLease lease, Consumer<ReleaseResult> done, boolean scheduled) {
+        long t1 = ticker.nanoTime();
+        Round round =
+                new Round(NodeOp.Kind.RELEASE, names, releaseQuorum(lease), t1, ticker).dueAt(t1 + perNodeTimeoutNanos);
         CompletableFuture<Round> all = round.allAnswered();
-        ScheduledFuture<?>[] timer = new ScheduledFuture<?>[1];
-        round.listener(r -> {
-            ScheduledFuture<?> t = timer[0];
-            if (t != null) {
-                t.cancel(false);
-            }
-            ReleaseResult rr = releaseResult(lease, r, all);
-            engine.asyncExecutor.execute(() -> result.complete(rr));
-        });
-        try {
-            timer[0] = engine.scheduler.schedule(round::expire, perNodeTimeoutNanos, TimeUnit.NANOSECONDS);
-        } catch (RejectedExecutionException e) {
+        round.listener(r -> done.accept(releaseResult(lease, r, all)));
+        if (scheduled && !round.expireWhenDue(engine)) {
             // The client is closing: the nodes answer at once, so the round decides without a timer.
-            LOG.debug("engine.scheduler engine.closed; release of lock '{}' decides without a timer", lease.lockName());
+            LOG.debug("release of lock '{}' decides without a timer: the client is closing", lease.lockName());
         }
         submitRelease(round, lease, releaseSendBy(lease, t1));
-        return result;
+        return round;
     }
 
     /**

@@ -6,6 +6,8 @@ import dev.redlock.Ticker;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Future;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -56,7 +58,13 @@ public final class Round {
     private long frozenMaxRead = -1;
     private long decidedAtNanos;
 
+    /** Ticker time at which the round is decided if its votes have not (see {@link #dueAt}). */
+    private long dueNanos;
+    /** The joined caller, woken once the round's listener has run (see {@link #join}). */
     private volatile Thread waiter;
+    /** An asynchronous caller's task that decides the round when due; cancelled once the votes decide it. */
+    private volatile ScheduledFuture<?> timer;
+
     private Listener listener;
     /** While ops are still being submitted the listener is held back, so nothing reacts to a half-sent round. */
     private boolean submitting = true;
@@ -78,10 +86,18 @@ public final class Round {
         this.ops = new NodeOp[n];
     }
 
-    /** Makes the calling thread the one {@link #await(long)} wakes; call before any op is submitted. */
-    public Round waitingThread(Thread thread) {
-        this.waiter = thread;
+    /**
+     * Sets the ticker time at which the round is decided if its votes have not decided it (the caller's deadline);
+     * call before any op is submitted. Who decides it then depends on how the caller waits: {@link #expireWhenDue}
+     * or {@link #join}.
+     */
+    public Round dueAt(long nanos) {
+        this.dueNanos = nanos;
         return this;
+    }
+
+    public long dueNanos() {
+        return dueNanos;
     }
 
     /** Sets the decision callback; call before any op is submitted. */
@@ -217,22 +233,28 @@ public final class Round {
     }
 
     private void signal() {
-        Thread t = waiter;
-        if (t != null && t != Thread.currentThread()) {
-            // Never leave a permit on the caller's own thread: it would cut its next park (the retry delay) short.
-            LockSupport.unpark(t);
+        ScheduledFuture<?> t = timer;
+        if (t != null) {
+            t.cancel(false);
         }
         Listener l = listener;
         if (l != null) {
+            boolean held;
             synchronized (this) {
-                if (submitting) {
-                    // A node answered before the last op was queued (e.g. an open circuit answers at once).
-                    // Reacting now could queue a release ahead of an acquire still to be sent to another node.
-                    listenerDue = true;
-                    return;
-                }
+                // A node answered before the last op was queued (e.g. an open circuit answers at once). Reacting now
+                // could queue a release ahead of an acquire still to be sent to another node: endSubmit runs it.
+                held = submitting;
+                listenerDue = held;
             }
-            l.decided(this);
+            if (!held) {
+                l.decided(this);
+            }
+        }
+        Thread w = waiter;
+        if (w != null && w != Thread.currentThread()) {
+            // After the listener, which gives the joined caller its result. Never leave a permit on the caller's own
+            // thread: it would cut its next park short.
+            LockSupport.unpark(w);
         }
     }
 
@@ -250,19 +272,38 @@ public final class Round {
     }
 
     /**
-     * Parks the calling thread until the round is decided or the ticker reaches {@code deadlineNanos}, then expires
-     * it. Not interruptible: a round lasts at most one per-node timeout, and the interrupt status is kept for the
-     * caller to act on.
+     * Asynchronous callers: a scheduler task decides the round when due, unless its votes do first (the task is then
+     * cancelled). False if the scheduler is shut down (the client is closing): the nodes then answer at once, or the
+     * caller decides the round itself.
      */
-    public void await(long deadlineNanos) {
+    public boolean expireWhenDue(QuorumEngine engine) {
+        ScheduledFuture<?> t = engine.schedule(this::expire, dueNanos - ticker.nanoTime());
+        if (t == null) {
+            return false;
+        }
+        timer = t;
+        if (isDecided()) {
+            t.cancel(false); // decided while the task was scheduled: signal() did not see it
+        }
+        return true;
+    }
+
+    /**
+     * Joined callers: parks the calling thread until {@code done} completes (the listener completes it), deciding the
+     * round itself when due. This is how a blocking call waits for the same round its asynchronous twin runs. Not
+     * interruptible: a round lasts at most one per-node timeout, and the interrupt status is kept for the caller.
+     */
+    public void join(Future<?> done) {
+        waiter = Thread.currentThread();
         boolean interrupted = false;
-        while (!isDecided()) {
-            long remaining = deadlineNanos - ticker.nanoTime();
-            if (remaining <= 0) {
-                expire();
-                break;
+        while (!done.isDone()) {
+            long remaining = dueNanos - ticker.nanoTime();
+            if (remaining > 0) {
+                LockSupport.parkNanos(this, remaining);
+            } else if (!expire()) {
+                // Decided elsewhere; its listener is completing {@code done} and wakes this thread after.
+                LockSupport.parkNanos(this, AFTER_DECISION_POLL_NANOS);
             }
-            LockSupport.parkNanos(this, remaining);
             if (Thread.interrupted()) {
                 // parkNanos returns at once while the flag is set; clear it here and restore it below.
                 interrupted = true;
@@ -272,6 +313,9 @@ public final class Round {
             Thread.currentThread().interrupt();
         }
     }
+
+    /** A bound on each park while another thread runs the listener: the wake-up it sends is the normal way out. */
+    private static final long AFTER_DECISION_POLL_NANOS = 1_000_000;
 
     public synchronized boolean isDecided() {
         return decided;

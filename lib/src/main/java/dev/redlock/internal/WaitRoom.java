@@ -3,7 +3,6 @@ package dev.redlock.internal;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.locks.LockSupport;
 
 /**
  * The acquisitions of one client that wait for a lock, per lock key, oldest first; and the signals that a key was
@@ -54,10 +53,9 @@ final class WaitRoom {
         void unsubscribe(String key);
     }
 
-    /** One waiting acquisition: a parked thread, or an asynchronous acquisition's wake-up. */
+    /** One waiting acquisition, by its wake-up (which must not block: it runs on the signaller). */
     static final class Waiter {
         final String key;
-        private final Thread thread;
         private final Runnable wake;
         /** A read-write lock's reader: readers share, so one that gets in wakes the others. */
         private final boolean reader;
@@ -66,20 +64,15 @@ final class WaitRoom {
         /** Set by a signal, cleared when the waiter retries because of it (guarded by the key's queue). */
         private boolean signalled;
 
-        private Waiter(String key, Thread thread, Runnable wake, boolean reader, long place) {
+        private Waiter(String key, Runnable wake, boolean reader, long place) {
             this.key = key;
-            this.thread = thread;
             this.wake = wake;
             this.reader = reader;
             this.place = place;
         }
 
         private void wake() {
-            if (thread != null) {
-                LockSupport.unpark(thread);
-            } else {
-                wake.run();
-            }
+            wake.run();
         }
     }
 
@@ -112,27 +105,12 @@ final class WaitRoom {
         this.subscriptions = subscriptions;
     }
 
-    /** Joins the key's queue as the calling thread, which parks between rounds. */
-    Waiter joinAsThread(String key) {
-        return joinAsThread(key, false);
-    }
-
-    /** Joins the key's queue as the calling thread; {@code reader}: a read-write lock's reader. */
-    Waiter joinAsThread(String key, boolean reader) {
-        return join(new Waiter(key, Thread.currentThread(), null, reader, 0));
-    }
-
     /**
-     * Joins the key's queue as the calling thread, at its place on the nodes: the place was taken before joining, so
-     * two threads may join in the other order, and a release must wake the one the nodes will grant.
+     * Joins the key's queue at the acquisition's place on the nodes: the place was taken before joining, so two
+     * acquisitions may join in the other order, and a release must wake the one the nodes will grant.
      */
-    Waiter joinAsThreadAt(String key, long place) {
-        return join(new Waiter(key, Thread.currentThread(), null, false, place));
-    }
-
-    /** Joins as an asynchronous acquisition at its place on the nodes (see {@link #joinAsThreadAt}). */
     Waiter joinAsyncAt(String key, Runnable wake, long place) {
-        return join(new Waiter(key, null, wake, false, place));
+        return join(new Waiter(key, wake, false, place));
     }
 
     /** Joins the key's queue as an asynchronous acquisition; {@code wake} must not block (it runs on the signaller). */
@@ -142,7 +120,7 @@ final class WaitRoom {
 
     /** Joins as an asynchronous acquisition; {@code reader}: a read-write lock's reader. */
     Waiter joinAsync(String key, Runnable wake, boolean reader) {
-        return join(new Waiter(key, null, wake, reader, 0));
+        return join(new Waiter(key, wake, reader, 0));
     }
 
     private Waiter join(Waiter w) {
@@ -199,7 +177,7 @@ final class WaitRoom {
         return had[0];
     }
 
-    /** Whether the waiter holds a signal (read without taking it, for a sleeping thread's wake-up check). */
+    /** Whether the waiter holds a signal (read without taking it, for a sleeping acquisition's wake-up check). */
     boolean signalled(Waiter w) {
         boolean[] had = new boolean[1];
         queues.computeIfPresent(w.key, (k, q) -> {

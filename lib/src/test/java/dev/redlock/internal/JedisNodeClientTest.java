@@ -34,12 +34,14 @@ class JedisNodeClientTest extends NodeClientContractTest {
         // k2 queues behind it with a 20 ms deadline, which passes long before the I/O thread is free again.
         long t2 = ticker.nanoTime();
         long shortDeadline = t2 + Duration.ofMillis(20).toNanos();
+        CompletableFuture<Round> decided = new CompletableFuture<>();
         Round second = new Round(NodeOp.Kind.ACQUIRE, List.of(node.name()), 1, t2, ticker)
-                .waitingThread(Thread.currentThread());
+                .dueAt(shortDeadline)
+                .listener(decided::complete);
         CompletableFuture<Round> answered = second.allAnswered();
         node.submit(second.op(0, "k2", "t2", 10_000, shortDeadline));
         second.endSubmit();
-        second.await(shortDeadline);
+        second.join(decided);
         assertEquals(NodeStatus.TIMEOUT, second.outcomesAtDecision().get(0).status());
 
         // The I/O thread answers k2 itself once it gets to it: not sent.

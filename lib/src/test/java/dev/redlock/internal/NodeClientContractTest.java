@@ -10,6 +10,7 @@ import dev.redlock.Ticker;
 import dev.redlock.testkit.RedisServer;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -66,10 +67,13 @@ abstract class NodeClientContractTest {
     /** Sends one op and waits for its answer or the per-node timeout, as a round would. */
     NodeOutcome call(NodeOp.Kind kind, String key, String token, long ttlMillis) {
         long t1 = ticker.nanoTime();
-        Round round = new Round(kind, List.of(node.name()), 1, t1, ticker).waitingThread(Thread.currentThread());
+        CompletableFuture<Round> decided = new CompletableFuture<>();
+        Round round = new Round(kind, List.of(node.name()), 1, t1, ticker)
+                .dueAt(t1 + TIMEOUT_NANOS)
+                .listener(decided::complete);
         node.submit(round.op(0, key, token, ttlMillis, t1 + TIMEOUT_NANOS));
         round.endSubmit();
-        round.await(t1 + TIMEOUT_NANOS);
+        round.join(decided);
         return round.outcomesAtDecision().get(0);
     }
 
