@@ -1,6 +1,6 @@
 package dev.redlock;
 
-import dev.redlock.internal.NodeSpec;
+import dev.redlock.internal.node.NodeSpec;
 import java.math.BigDecimal;
 import java.time.Duration;
 import java.util.Collection;

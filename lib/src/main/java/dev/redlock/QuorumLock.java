@@ -1,8 +1,8 @@
 package dev.redlock;
 
 import dev.redlock.internal.Background;
-import dev.redlock.internal.LockRef;
-import dev.redlock.internal.QuorumEngine;
+import dev.redlock.internal.engine.QuorumEngine;
+import dev.redlock.internal.script.LockRef;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;

@@ -1,7 +1,7 @@
 package dev.redlock;
 
-import dev.redlock.internal.LockRef;
-import dev.redlock.internal.QuorumEngine;
+import dev.redlock.internal.engine.QuorumEngine;
+import dev.redlock.internal.script.LockRef;
 import java.util.concurrent.locks.ReadWriteLock;
 
 /**

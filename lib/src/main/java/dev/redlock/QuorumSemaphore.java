@@ -1,7 +1,7 @@
 package dev.redlock;
 
 import dev.redlock.internal.Background;
-import dev.redlock.internal.QuorumEngine;
+import dev.redlock.internal.engine.QuorumEngine;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

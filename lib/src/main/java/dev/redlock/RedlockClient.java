@@ -1,11 +1,11 @@
 package dev.redlock;
 
-import dev.redlock.internal.Inspection;
-import dev.redlock.internal.LockRef;
-import dev.redlock.internal.NodeClients;
-import dev.redlock.internal.Quarantine;
-import dev.redlock.internal.QuorumEngine;
-import dev.redlock.internal.TopologyCheck;
+import dev.redlock.internal.engine.Inspection;
+import dev.redlock.internal.engine.QuorumEngine;
+import dev.redlock.internal.node.NodeClients;
+import dev.redlock.internal.node.Quarantine;
+import dev.redlock.internal.node.TopologyCheck;
+import dev.redlock.internal.script.LockRef;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;

@@ -6,8 +6,8 @@ import static dev.redlock.ConfigChecks.inRange;
 import static dev.redlock.ConfigChecks.notNegative;
 import static dev.redlock.ConfigChecks.saturated;
 
-import dev.redlock.internal.LockRef;
-import dev.redlock.internal.NodeSpec;
+import dev.redlock.internal.node.NodeSpec;
+import dev.redlock.internal.script.LockRef;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;

@@ -95,7 +95,7 @@ class InspectionTest extends RedisBackedTest {
     @Test
     void aForcedUnlockLeavesAHolderThatCameAfterTheInspection() {
         String key = client().keyOf(uniqueName("since"));
-        String source = dev.redlock.internal.LuaScript.FORCE.source();
+        String source = dev.redlock.internal.script.LuaScript.FORCE.source();
         try (redis.clients.jedis.Jedis j = node(0).client()) {
             j.set(key, "newholder-token");
             assertEquals(-1L, j.eval(source, List.of(key), List.of("oldholde")));

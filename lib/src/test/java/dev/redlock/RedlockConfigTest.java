@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.redlock.internal.NodeSpec;
+import dev.redlock.internal.node.NodeSpec;
 import java.time.Duration;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
@@ -98,10 +98,12 @@ class RedlockConfigTest {
     void passwordsKeepTheirPlusSignsAndStayHidden() {
         assertEquals(
                 "pa+ss",
-                dev.redlock.internal.NodeSpec.parse("n", "redis://u:pa+ss@h:1").password());
+                dev.redlock.internal.node.NodeSpec.parse("n", "redis://u:pa+ss@h:1")
+                        .password());
         assertEquals(
                 "p@ss",
-                dev.redlock.internal.NodeSpec.parse("n", "redis://u:p%40ss@h:1").password());
+                dev.redlock.internal.node.NodeSpec.parse("n", "redis://u:p%40ss@h:1")
+                        .password());
         IllegalArgumentException e = assertThrows(
                 IllegalArgumentException.class, () -> RedlockConfig.builder().nodes("redis://user:p@ssw0rd@host:1/x"));
         assertFalse(e.getMessage().contains("ssw0rd"), e.getMessage());

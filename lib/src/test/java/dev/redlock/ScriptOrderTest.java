@@ -4,7 +4,7 @@ import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.redlock.internal.LuaScript;
+import dev.redlock.internal.script.LuaScript;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;

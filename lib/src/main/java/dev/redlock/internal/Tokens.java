@@ -8,7 +8,7 @@ import java.util.random.RandomGenerator;
 public final class Tokens {
 
     /** The default random source of a client: tokens must not be guessable by another client. Thread-safe. */
-    static final SecureRandom SECURE = new SecureRandom();
+    public static final SecureRandom SECURE = new SecureRandom();
 
     private static final HexFormat HEX = HexFormat.of();
 
@@ -19,7 +19,7 @@ public final class Tokens {
     }
 
     /** A token of 128 bits drawn from {@code random} (a simulation passes a seeded one, so a run replays). */
-    static String next(RandomGenerator random) {
+    public static String next(RandomGenerator random) {
         return HEX.toHexDigits(random.nextLong()) + HEX.toHexDigits(random.nextLong());
     }
 
@@ -32,7 +32,7 @@ public final class Tokens {
      * {@code base} spread uniformly over {@code base * (1 ± factor)}, as resilience4j's randomized intervals are, but
      * drawn from the given random source rather than {@code Math.random()}, so that a simulated run replays.
      */
-    static long jittered(RandomGenerator random, long base, double factor) {
+    public static long jittered(RandomGenerator random, long base, double factor) {
         return factor == 0 ? base : (long) (base * (1 - factor + 2 * factor * random.nextDouble()));
     }
 }

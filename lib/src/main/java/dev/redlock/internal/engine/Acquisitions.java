@@ -1,0 +1,261 @@
+package dev.redlock.internal.engine;
+
+import dev.redlock.AcquireResult;
+import dev.redlock.FailureReason;
+import dev.redlock.LockKind;
+import dev.redlock.RoundOutcome;
+import dev.redlock.internal.Tokens;
+import dev.redlock.internal.node.NodeOp;
+import dev.redlock.internal.script.LockRef;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Acquisitions: starts each {@link Acquisition} (the rounds of one acquisition, retried after a random delay while
+ * the wait budget lasts), blocking or not, in this client's wait queue for the key when others wait; and what they
+ * share: the delays between rounds, fair places, leaving the nodes' queues, failure logging. Thread-safe.
+ */
+final class Acquisitions extends EnginePart {
+
+    /** Acquisitions sleeping between rounds; failed by {@link #failSleeping()} so none waits forever. */
+    final java.util.Set<Acquisition> betweenRounds = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+    Acquisitions(QuorumEngine engine) {
+        super(engine);
+    }
+
+    /**
+     * Acquires on the caller's thread: the same acquisition as {@link #acquireAsync}, joined by the caller, which
+     * drives its timing itself (see {@link Acquisition#join}). Returns a failed result when the budget runs out;
+     * never throws for node failures.
+     *
+     * @param waitNanos the wait budget; 0 for one round, {@link QuorumEngine#FOREVER} to wait until acquired
+     * @param interruptible whether an interrupt aborts the wait; if not, the interrupt status is kept
+     * @param autoExtend whether the watchdog keeps the lease until it is released
+     * @throws InterruptedException if interruptible and the thread was interrupted before or during the acquisition
+     *     (a lease the acquisition won meanwhile is given back)
+     */
+    public AcquireResult acquire(
+            LockRef lock, long ttlMillis, long waitNanos, boolean interruptible, boolean autoExtend)
+            throws InterruptedException {
+        if (interruptible && Thread.interrupted()) {
+            throw new InterruptedException("interrupted while acquiring lock '" + lock.name() + "'");
+        }
+        engine.ensureOpen();
+        long t0 = ticker.nanoTime();
+        Acquisition a = start(lock, ttlMillis, waitNanos, autoExtend, Thread.currentThread());
+        AcquireResult result = a.join(interruptible);
+        acquisitionEnded(lock, result, t0);
+        return result;
+    }
+
+    /** Waiters behind others of this client poll later by their place, up to this many retry delays. */
+    private static final int MAX_QUEUED_DELAYS = 10;
+
+    /**
+     * A queued waiter's poll: the retry delay for the oldest, one more for each waiter ahead, up to
+     * {@link #MAX_QUEUED_DELAYS}. A release wakes the oldest first, so the others polling often would only overtake
+     * it (and cost commands); they still poll, in case no release is ever signalled.
+     */
+    long queuedDelay(WaitRoom.Waiter waiter, int rounds) {
+        long delay = nextDelayNanos(rounds);
+        return waiter == null ? delay : delay * (1 + Math.min(waitRoom.position(waiter), MAX_QUEUED_DELAYS - 1));
+    }
+
+    /**
+     * How long to sleep after a failed round: the (queued) retry delay with its jitter, but never past the wait
+     * budget, nor past the moment the refusing holders' keys expire (reported with the refusal): a holder that
+     * crashed frees the lock then, and the waiter is there.
+     */
+    long delayAfter(
+            LockRef ref, RoundOutcome failed, WaitRoom.Waiter waiter, int rounds, boolean forever, long remaining) {
+        long delay = queuedDelay(waiter, rounds);
+        if (ref.queues()) {
+            // A queued waiter's place lasts a window past each attempt: it comes back well within it.
+            delay = Math.min(delay, TimeUnit.MILLISECONDS.toNanos(ref.shape().windowMillis()) / 3);
+        }
+        java.util.Optional<java.time.Duration> holder = failed.holderTtl();
+        if (holder.isPresent()) {
+            delay = Math.min(delay, TimeUnit.MILLISECONDS.toNanos(holder.get().toMillis() + 1));
+        }
+        return forever ? delay : Math.min(delay, remaining);
+    }
+
+    /** The last fair-lock place this client handed out, in microseconds: places are distinct within a client. */
+    private final java.util.concurrent.atomic.AtomicLong lastOrder = new java.util.concurrent.atomic.AtomicLong();
+
+    /**
+     * The lock for one acquisition: a fair lock's waiter (or a writer's) gets the id it keeps through all its rounds,
+     * and a fair one its place, read from the wall clock once (so a retry never loses it).
+     */
+    LockRef begin(LockRef ref) {
+        if (ref.kind() != LockRef.Kind.FAIR && ref.kind() != LockRef.Kind.WRITE) {
+            return ref;
+        }
+        java.time.Instant now = config.wallClock().instant();
+        long micros = now.getEpochSecond() * 1_000_000L + now.getNano() / 1_000;
+        LockRef begun =
+                ref.begin(Tokens.next(random), lastOrder.accumulateAndGet(micros, (last, t) -> Math.max(last + 1, t)));
+        if (begun.queues()) {
+            queued.add(begun);
+        }
+        return begun;
+    }
+
+    /** Acquisitions of queued kinds in progress: closing the client takes their places out of the nodes' queues. */
+    private final java.util.Set<LockRef> queued = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+    /** An acquisition of a queued kind ended with a lease: the lease's release removes its place. */
+    void stopTracking(LockRef ref) {
+        if (ref.queues()) {
+            queued.remove(ref);
+        }
+    }
+
+    /**
+     * A reader that waited got in: readers share, so every other reader waiting in this client may get in too, now
+     * rather than at its next poll (a release wakes one waiter at a time, which may be a writer).
+     */
+    void wakeNextReader(LockRef ref, boolean won) {
+        if (won && ref.kind() == LockRef.Kind.READ) {
+            waitRoom.wakeReaders(ref.key());
+        }
+    }
+
+    /**
+     * An acquisition of a queued kind gave up (or failed): its place leaves every node's queue now, so the waiters
+     * behind it need not wait for the place to expire. Fire-and-forget: a place not removed expires by itself.
+     */
+    void leaveQueue(LockRef ref) {
+        if (!ref.queues()) {
+            return;
+        }
+        queued.remove(ref);
+        if (waitRoom != null) {
+            // Waiters of this client that its place (or a writer's entry) held back may get in now.
+            waitRoom.released(ref.key(), null);
+        }
+        long now = ticker.nanoTime();
+        Round round = new Round(NodeOp.Kind.RELEASE, names, nodes.size(), now, ticker);
+        // No lease token: only the place goes (the key holds a round's token, never this one).
+        engine.fanOut(
+                round,
+                i -> round.op(i, ref.key(), "-", 1, now + perNodeTimeoutNanos).shaped(ref, true));
+    }
+
+    void acquisitionEnded(LockRef ref, AcquireResult result, long t0) {
+        if (!engine.listeners.isEmpty()) {
+            LockKind kind = ref.lockKind();
+            java.time.Duration elapsed = java.time.Duration.ofNanos(ticker.nanoTime() - t0);
+            engine.tell(l -> l.acquisitionEnded(kind, result, elapsed));
+        }
+    }
+
+    void logFailure(RoundOutcome outcome) {
+        FailureReason reason = outcome.reason();
+        if (reason != FailureReason.NOT_ENOUGH_NODES && reason != FailureReason.VALIDITY_EXHAUSTED) {
+            if (LOG.isTraceEnabled()) {
+                LOG.trace("round for lock '{}' failed: {}", outcome.lockName(), outcome);
+            }
+            return;
+        }
+        // Warn at most once a second for the whole client: a caller retrying in a loop must not flood the log.
+        long now = System.nanoTime();
+        long last = lastWarn.get();
+        if (now - last <= TimeUnit.SECONDS.toNanos(1) || !lastWarn.compareAndSet(last, now)) {
+            if (LOG.isDebugEnabled()) {
+                LOG.debug("round for lock '{}' failed: {}", outcome.lockName(), outcome);
+            }
+        } else if (reason == FailureReason.VALIDITY_EXHAUSTED) {
+            // A quorum granted but the round was too slow for the TTL: not contention, and worth knowing.
+            LOG.warn(
+                    "lock '{}': a quorum granted but the round took {} us, leaving validity {} ms; released",
+                    outcome.lockName(),
+                    outcome.elapsed().toNanos() / 1_000,
+                    outcome.validity().toMillis());
+        } else {
+            LOG.warn(
+                    "lock '{}': not enough nodes reachable ({} of {} unavailable, {} required): {}",
+                    outcome.lockName(),
+                    outcome.unavailable(),
+                    outcome.nodes().size(),
+                    outcome.required(),
+                    outcome.nodes());
+        }
+    }
+
+    /** The delay before acquire round {@code attempt + 1}: the retry delay, spread by the jitter factor. */
+    long nextDelayNanos(int attempt) {
+        return Tokens.jittered(
+                engine.random,
+                TimeUnit.MILLISECONDS.toNanos(config.retryDelay().toMillis()),
+                Math.min(config.retryJitter(), 0.999));
+    }
+
+    /**
+     * Acquires without blocking the caller. Rounds are driven by node I/O threads and the scheduler; the future
+     * completes on the async executor. Cancelling the future stops further rounds, and a lease won after
+     * cancellation is released.
+     */
+    public CompletableFuture<AcquireResult> acquireAsync(
+            LockRef ref, long ttlMillis, long waitNanos, boolean autoExtend) {
+        Acquisition a = start(ref, ttlMillis, waitNanos, autoExtend, null);
+        if (!engine.listeners.isEmpty()) {
+            long t0 = ticker.nanoTime();
+            CompletableFuture<?> unused = a.future.thenAccept(result -> acquisitionEnded(ref, result, t0));
+        }
+        return a.future;
+    }
+
+    /**
+     * Begins an acquisition, joined by {@code joiner} or asynchronous (null): in this client's queue for the key
+     * first if it queues on the nodes (in the order acquisitions began) or others of this client wait already, then
+     * its first round (at once, or after the queued waiter's poll).
+     */
+    private Acquisition start(LockRef ref, long ttlMillis, long waitNanos, boolean autoExtend, Thread joiner) {
+        engine.quarantine.observeTtl(ttlMillis);
+        Acquisition a = new Acquisition(engine, begin(ref), ttlMillis, waitNanos, autoExtend, joiner);
+        if (waitRoom != null && waitNanos > 0 && a.ref.queues()) {
+            // A fair waiter (or a preferred writer) takes its place on the nodes with its first round at once, and in
+            // this client's queue now: both in the order acquisitions began, so a release wakes the head.
+            a.waiter =
+                    waitRoom.joinAsyncAt(ref.key(), a::signalled, a.ref.shape().order());
+            a.startRound();
+        } else if (waitRoom != null && waitNanos > 0 && waitRoom.hasWaiters(ref.key())) {
+            // Others of this client already wait for this lock: queue behind them rather than overtake them.
+            a.waiter = waitRoom.joinAsync(ref.key(), a::signalled, ref.kind() == LockRef.Kind.READ);
+            a.sleepThenRound(Math.min(
+                    queuedDelay(a.waiter, 1),
+                    a.forever ? Long.MAX_VALUE : Math.max(0, a.deadline - ticker.nanoTime())));
+        } else {
+            a.startRound();
+        }
+        return a;
+    }
+
+    private final java.util.concurrent.atomic.AtomicLong lastWarn =
+            new java.util.concurrent.atomic.AtomicLong(System.nanoTime() - TimeUnit.SECONDS.toNanos(2));
+
+    /** Hands out a won lease: the watchdog takes over auto-extended ones. */
+    Attempt started(Attempt a, boolean autoExtend) {
+        if (a.lease != null) {
+            engine.leases.started(a.lease, autoExtend);
+        }
+        return a;
+    }
+
+    /** The client closes: a fair waiter or a preferred writer must not hold the others up until its place expires. */
+    void leaveQueues() {
+        for (LockRef ref : queued.toArray(new LockRef[0])) {
+            leaveQueue(ref);
+        }
+    }
+
+    /** The client closes: acquisitions sleeping between rounds fail now rather than never. */
+    void failSleeping() {
+        for (Acquisition a : betweenRounds.toArray(new Acquisition[0])) {
+            betweenRounds.remove(a);
+            a.failClosed();
+        }
+    }
+}

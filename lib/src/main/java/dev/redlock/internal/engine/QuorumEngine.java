@@ -1,0 +1,304 @@
+package dev.redlock.internal.engine;
+
+import dev.redlock.AcquireResult;
+import dev.redlock.RedlockConfig;
+import dev.redlock.RedlockListener;
+import dev.redlock.Ticker;
+import dev.redlock.internal.Tokens;
+import dev.redlock.internal.node.FencingRepair;
+import dev.redlock.internal.node.NodeClient;
+import dev.redlock.internal.node.NodeClients;
+import dev.redlock.internal.node.NodeOp;
+import dev.redlock.internal.node.Quarantine;
+import dev.redlock.internal.node.Subscriptions;
+import dev.redlock.internal.script.LockRef;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.random.RandomGenerator;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The quorum engine's core: the nodes, the settings every round reads, {@link #fanOut} (one command to every node at
+ * once), and the client's lifecycle. Votes are counted and a round decided by {@link Round}; each kind of round has
+ * its class: {@link AcquireRound}, {@link FenceRound}, {@link ExtendRound}, {@link ReleaseRound} and
+ * {@link Inspection}; {@link Acquisitions} starts acquisitions, each an {@link Acquisition} that retries acquire
+ * rounds and waits between them (asynchronously, or joined by a blocking caller).
+ *
+ * <p>One acquire round: read {@code t1}, send {@code SET key token NX PX ttl} to every node in parallel, count votes
+ * until the outcome is known or the per-node timeout passes, then {@code validity = ttl - elapsed - drift}. Success
+ * needs a quorum of grants and validity above the minimum; the lease is valid until {@code t1 + validity}. A failed
+ * round is released on every node, including those that timed out: a SET whose reply was lost may have been applied.
+ *
+ * <p>Thread-safe. Synchronous calls run their rounds on the caller's thread; asynchronous calls are driven by node
+ * I/O threads and the client's scheduler.
+ */
+public final class QuorumEngine implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(QuorumEngine.class);
+    /** Wait budget meaning "until acquired" ({@link java.util.concurrent.locks.Lock#lock()}). */
+    public static final long FOREVER = Long.MAX_VALUE;
+
+    // Read by the round classes of this package; set once here.
+    final RedlockConfig config;
+    final List<? extends NodeClient> nodes;
+    final List<String> names;
+    final Ticker ticker;
+    final ScheduledExecutorService scheduler;
+    final Executor asyncExecutor;
+    /** Tokens and jitter: a {@link java.security.SecureRandom} unless a simulation gives a seeded source. */
+    final RandomGenerator random;
+
+    final long perNodeTimeoutNanos;
+    final long minValidityNanos;
+    final Watchdog watchdog;
+    final Quarantine quarantine;
+    final FencingRepair repair;
+    /** Acquisitions waiting for a lock, woken by releases; null when release notifications are off. */
+    final WaitRoom waitRoom;
+    /** Where the waited-for keys are subscribed; set once by {@link #listen}. */
+    private volatile Subscriptions subscriptions = Subscriptions.NONE;
+
+    volatile boolean closed;
+
+    // The round kinds, and the retry loop over acquire rounds.
+    final AcquireRound acquireRound;
+    final FenceRound fenceRound;
+    final ExtendRound extend;
+    final ReleaseRound release;
+    final Acquisitions acquisitions;
+    private final Inspection inspection;
+    /** The leases handed out and not yet released or lost. */
+    final Leases leases;
+    /** Run once when the client closes: waits that are not the engine's own (a semaphore's) end then too. */
+    private final CloseListeners closeListeners = new CloseListeners();
+
+    public QuorumEngine(RedlockConfig config, List<? extends NodeClient> nodes, ScheduledExecutorService scheduler) {
+        this(config, nodes, scheduler, new Quarantine(config), "redlock-");
+    }
+
+    /** @param threadPrefix the name prefix of the threads this engine starts (the fencing counter repair) */
+    public QuorumEngine(
+            RedlockConfig config,
+            List<? extends NodeClient> nodes,
+            ScheduledExecutorService scheduler,
+            Quarantine quarantine,
+            String threadPrefix) {
+        this(
+                config,
+                nodes,
+                scheduler,
+                quarantine,
+                Tokens.SECURE,
+                new FencingRepair(config, quarantine, threadPrefix + "repair"));
+    }
+
+    /**
+     * The engine with its random source and fencing repair given: a deterministic simulation passes a seeded source
+     * (tokens, retry jitter) and a repair that reaches its simulated nodes, so that one seed replays exactly.
+     */
+    QuorumEngine(
+            RedlockConfig config,
+            List<? extends NodeClient> nodes,
+            ScheduledExecutorService scheduler,
+            Quarantine quarantine,
+            RandomGenerator random,
+            FencingRepair repair) {
+        this.quarantine = quarantine;
+        this.random = random;
+        this.repair = repair;
+        this.config = config;
+        this.nodes = List.copyOf(nodes);
+        List<String> n = new ArrayList<>(nodes.size());
+        for (NodeClient node : nodes) {
+            n.add(node.name());
+        }
+        this.names = List.copyOf(n);
+        this.ticker = config.ticker();
+        this.listeners = config.listeners();
+        this.scheduler = scheduler;
+        Executor user = config.asyncExecutor();
+        // If the user's executor rejects a task, run it inline rather than leave a future incomplete forever.
+        this.asyncExecutor = task -> {
+            try {
+                user.execute(task);
+            } catch (RejectedExecutionException e) {
+                task.run();
+            }
+        };
+        this.perNodeTimeoutNanos = config.perNodeTimeout().toNanos();
+        this.minValidityNanos = config.minValidity().toNanos();
+        this.watchdog = new Watchdog(this);
+        this.waitRoom = config.releaseNotifications() ? new WaitRoom(Subscriptions.via(() -> subscriptions)) : null;
+        this.acquireRound = new AcquireRound(this);
+        this.fenceRound = new FenceRound(this);
+        this.extend = new ExtendRound(this);
+        this.release = new ReleaseRound(this);
+        this.acquisitions = new Acquisitions(this);
+        this.inspection = new Inspection(this);
+        this.leases = new Leases(this);
+    }
+
+    /**
+     * Wakes waiters on the nodes' release notifications as well as on this client's own releases (when release
+     * notifications are on). Call once, before the first acquisition.
+     */
+    public void listen(NodeClients clients) {
+        if (waitRoom != null) {
+            subscriptions = clients.listen(waitRoom::released);
+        }
+    }
+
+    /** How many lock keys have waiters now (0 once every acquisition has ended). */
+    int waitingKeys() {
+        return waitRoom == null ? 0 : waitRoom.keys();
+    }
+
+    public RedlockConfig config() {
+        return config;
+    }
+
+    public Ticker ticker() {
+        return ticker;
+    }
+
+    public List<String> nodeNames() {
+        return names;
+    }
+
+    /** Acquires on the caller's thread; see {@link Acquisitions#acquire}. */
+    public AcquireResult acquire(
+            LockRef lock, long ttlMillis, long waitNanos, boolean interruptible, boolean autoExtend)
+            throws InterruptedException {
+        return acquisitions.acquire(lock, ttlMillis, waitNanos, interruptible, autoExtend);
+    }
+
+    /** Acquires without blocking the caller; see {@link Acquisitions#acquireAsync}. */
+    public CompletableFuture<AcquireResult> acquireAsync(
+            LockRef ref, long ttlMillis, long waitNanos, boolean autoExtend) {
+        return acquisitions.acquireAsync(ref, ttlMillis, waitNanos, autoExtend);
+    }
+
+    /**
+     * Sends one command to every node at once, {@code opFor(i)} to node {@code i} (null: none, the round has that
+     * node's answer already), and ends the round's submission: from then on it decides as soon as its votes do.
+     */
+    void fanOut(Round round, java.util.function.IntFunction<NodeOp> opFor) {
+        for (int i = 0; i < nodes.size(); i++) {
+            NodeOp op = opFor.apply(i);
+            if (op != null) {
+                nodes.get(i).submit(op);
+            }
+        }
+        round.endSubmit();
+    }
+
+    /** Reads of lock keys on every node, and the admin's forced delete. */
+    public Inspection inspection() {
+        return inspection;
+    }
+
+    final List<RedlockListener> listeners;
+
+    /** Tells every listener; one that throws is logged and skipped, so no outcome depends on a listener. */
+    void tell(java.util.function.Consumer<RedlockListener> event) {
+        for (RedlockListener l : listeners) {
+            try {
+                event.accept(l);
+            } catch (RuntimeException e) {
+                LOG.warn("a RedlockListener ({}) failed", l.getClass().getName(), e);
+            }
+        }
+    }
+
+    /** How many leases of this client are held: handed out, neither released nor lost, and still valid. */
+    public int activeLeases() {
+        return leases.held();
+    }
+
+    /**
+     * Validates a per-call lease time and returns it in milliseconds: it must leave validity even for a round that
+     * takes the whole per-node timeout, as {@link RedlockConfig.Builder#build()} checks for the default.
+     */
+    public long checkLeaseTime(java.time.Duration leaseTime) {
+        java.util.Objects.requireNonNull(leaseTime, "leaseTime");
+        RedlockConfig.checkLeaseTime(
+                "leaseTime", leaseTime, config.perNodeTimeout(), config.driftFactor(), config.minValidity());
+        return leaseTime.toMillis();
+    }
+
+    /**
+     * Runs {@code task} on the client's scheduler after {@code delayNanos}; null if the client is closed (the task
+     * will never run).
+     */
+    public ScheduledFuture<?> schedule(Runnable task, long delayNanos) {
+        try {
+            return scheduler.schedule(task, Math.max(0, delayNanos), TimeUnit.NANOSECONDS);
+        } catch (RejectedExecutionException e) {
+            return null;
+        }
+    }
+
+    /** For tests and diagnostics: how many leases the watchdog keeps. */
+    public int autoExtendedLeases() {
+        return watchdog.activeCount();
+    }
+
+    void ensureOpen() {
+        if (closed) {
+            throw closedException();
+        }
+    }
+
+    static IllegalStateException closedException() {
+        return new IllegalStateException("the Redlock client is closed");
+    }
+
+    public boolean isClosed() {
+        return closed;
+    }
+
+    /**
+     * Runs {@code listener} once when the client closes, on the closing thread; at once (on this thread) if it is
+     * closed already. It must not block.
+     *
+     * @return false if the client was closed already (the listener has run)
+     */
+    public boolean onClose(Runnable listener) {
+        return closeListeners.add(listener, () -> closed);
+    }
+
+    /** Forgets a listener given to {@link #onClose}; it will not run. */
+    public void removeCloseListener(Runnable listener) {
+        closeListeners.remove(listener);
+    }
+
+    /** Stops accepting work; queued releases are flushed by each node within its grace period. */
+    @Override
+    public void close() {
+        closed = true;
+        // Before the nodes close (they still send releases while closing): a fair waiter or a preferred writer of a
+        // closed client must not hold the others up until its place expires.
+        acquisitions.leaveQueues();
+        closeListeners.runAll();
+        acquisitions.failSleeping();
+        if (waitRoom != null) {
+            waitRoom.wakeAll(); // sleeping callers see the client closed now, not at their next poll
+        }
+        watchdog.closeAll();
+        repair.close();
+        // Nodes stop taking acquires and extensions at once and flush queued releases within their grace period.
+        for (NodeClient node : nodes) {
+            node.initiateClose();
+        }
+        for (NodeClient node : nodes) {
+            node.close();
+        }
+    }
+}

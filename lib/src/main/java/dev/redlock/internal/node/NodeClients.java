@@ -1,0 +1,98 @@
+package dev.redlock.internal.node;
+
+import dev.redlock.RedlockConfig;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Builds and runs a client's node connections: plain-TCP nodes share one non-blocking I/O loop; TLS nodes and
+ * user-built Jedis clients each get a {@link JedisNodeClient} with its own I/O thread.
+ */
+public final class NodeClients implements AutoCloseable {
+
+    private final List<NodeClient> nodes;
+    private final NioLoop loop;
+    private final RedlockConfig config;
+    private final List<ReleaseSubscriber> subscribers = new ArrayList<>();
+
+    public NodeClients(RedlockConfig config, String threadPrefix, Quarantine quarantine) {
+        long tickMillis = Math.max(1, config.perNodeTimeout().toMillis() / 4);
+        this.config = config;
+        this.loop = new NioLoop(threadPrefix + "io", tickMillis);
+        List<NodeClient> list = new ArrayList<>();
+        for (NodeSpec spec : config.nodeSpecs()) {
+            if (spec.client() == null && !spec.ssl()) {
+                list.add(new NioNodeClient(spec, config, loop, quarantine));
+            } else {
+                list.add(new JedisNodeClient(spec, config, threadPrefix + "node-" + spec.name(), quarantine));
+            }
+        }
+        this.nodes = List.copyOf(list);
+    }
+
+    /** Starts the I/O threads; nodes connect in the background. */
+    public void start() {
+        loop.start();
+        for (NodeClient node : nodes) {
+            if (node instanceof NioNodeClient) {
+                ((NioNodeClient) node).start();
+            } else {
+                ((JedisNodeClient) node).start();
+            }
+        }
+    }
+
+    public List<NodeClient> nodes() {
+        return nodes;
+    }
+
+    /**
+     * Release notifications from every plain-TCP node given by URI (one subscriber connection each, on the shared
+     * loop, opened when the first key is subscribed); TLS nodes and user-built clients have none, their waiters poll.
+     * Call once, before {@link #start()}.
+     *
+     * @param onRelease called with a released key and its token's prefix, on the I/O loop thread; must not block
+     */
+    public Subscriptions listen(java.util.function.BiConsumer<String, String> onRelease) {
+        for (NodeSpec spec : config.nodeSpecs()) {
+            if (spec.client() == null && !spec.ssl()) {
+                subscribers.add(new ReleaseSubscriber(spec, config, loop, onRelease));
+            }
+        }
+        return new Subscriptions() {
+            @Override
+            public void subscribe(String key) {
+                for (ReleaseSubscriber s : subscribers) {
+                    s.subscribe(key);
+                }
+            }
+
+            @Override
+            public void unsubscribe(String key) {
+                for (ReleaseSubscriber s : subscribers) {
+                    s.unsubscribe(key);
+                }
+            }
+        };
+    }
+
+    /** How many nodes' subscriber connections are up and subscribed (for tests). */
+    public int listening() {
+        int n = 0;
+        for (ReleaseSubscriber s : subscribers) {
+            if (s.listening()) {
+                n++;
+            }
+        }
+        return n;
+    }
+
+    /** Closes the subscriber connections and stops the shared I/O loop; call after every node was closed. */
+    @Override
+    public void close() {
+        for (ReleaseSubscriber s : subscribers) {
+            s.close();
+        }
+        loop.stop(5_000);
+    }
+}

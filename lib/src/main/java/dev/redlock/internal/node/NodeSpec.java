@@ -1,0 +1,368 @@
+package dev.redlock.internal.node;
+
+import java.io.ByteArrayOutputStream;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.util.Locale;
+import java.util.Objects;
+import redis.clients.jedis.UnifiedJedis;
+
+/**
+ * How to reach one node: parsed from a {@code redis://} / {@code rediss://} URI, or a client the user built and
+ * manages. Immutable.
+ */
+public final class NodeSpec {
+
+    static final String URI_FORMAT = "redis://[user:password@]host[:port][/db] or rediss://...";
+    private static final int DEFAULT_PORT = 6379;
+
+    private final String name;
+    private final String host;
+    private final int port;
+    private final String user;
+    private final String password;
+    private final int database;
+    private final boolean ssl;
+    private final UnifiedJedis client;
+
+    private NodeSpec(
+            String name,
+            String host,
+            int port,
+            String user,
+            String password,
+            int database,
+            boolean ssl,
+            UnifiedJedis client) {
+        this.name = name;
+        this.host = host;
+        this.port = port;
+        this.user = user;
+        this.password = password;
+        this.database = database;
+        this.ssl = ssl;
+        this.client = client;
+    }
+
+    /**
+     * Parses a node URI, {@code redis://[user:password@]host[:port][/db]} or {@code rediss://...} for TLS: the port
+     * defaults to 6379 and the database to 0, an IPv6 host goes in brackets ({@code redis://[::1]:6379}), and
+     * reserved characters in the user or password are percent-encoded ({@code %40} for '@'). {@code field} names the
+     * configuration entry in error messages.
+     *
+     * <p>Messages never show the user info: everything before the last '@' after the scheme is the user info, so a
+     * password with a stray '/', '?', '#' or '@' is reported as malformed user info, not echoed as a host or path.
+     *
+     * @param field the name to report, such as {@code nodes[2]}
+     * @param uri the URI
+     * @return the node
+     * @throws IllegalArgumentException naming the field, what is wrong (scheme, user info, host, port, database,
+     *         query or fragment) and the expected format; it has no cause and never contains the user info
+     */
+    public static NodeSpec parse(String field, String uri) {
+        if (uri == null || uri.isBlank()) {
+            throw new IllegalArgumentException(field + ": node URI is empty (expected " + URI_FORMAT + ")");
+        }
+        String s = uri.trim();
+        int at = s.lastIndexOf('@');
+        int sep = s.indexOf("://");
+        if (sep < 0 || (at >= 0 && sep > at)) {
+            throw malformed(
+                    field, "no scheme: it must start with redis:// or rediss:// (allowed schemes: redis, " + "rediss)");
+        }
+        String scheme = s.substring(0, sep).toLowerCase(Locale.ROOT);
+        if (!scheme.equals("redis") && !scheme.equals("rediss")) {
+            // Echo only what is shaped like a scheme: anything else could be part of a password.
+            String shown = scheme.matches("[a-z][a-z0-9+.-]{0,31}") ? " '" + scheme + "'" : "";
+            throw malformed(field, "unsupported scheme" + shown + " (allowed: redis, rediss)");
+        }
+        String user = null;
+        String password = null;
+        boolean hasUserInfo = at >= 0;
+        if (hasUserInfo) {
+            String info = s.substring(sep + 3, at);
+            checkUserInfo(field, info);
+            int colon = info.indexOf(':');
+            if (colon < 0) {
+                // redis://secret@host: the legacy form, a password with the default user.
+                password = decode(field, info);
+            } else {
+                user = colon == 0 ? null : decode(field, info.substring(0, colon));
+                password = decode(field, info.substring(colon + 1));
+            }
+        }
+        String rest = s.substring(hasUserInfo ? at + 1 : sep + 3);
+        int fragment = rest.indexOf('#');
+        if (fragment >= 0) {
+            throw malformed(field, "a fragment ('#...') is not supported");
+        }
+        int query = rest.indexOf('?');
+        if (query >= 0) {
+            throw malformed(field, "a query ('?...') is not supported; set options on the builder instead");
+        }
+        int slash = rest.indexOf('/');
+        String authority = slash < 0 ? rest : rest.substring(0, slash);
+        String path = slash < 0 ? "" : rest.substring(slash);
+
+        String host;
+        String portText;
+        if (authority.startsWith("[")) {
+            int close = authority.indexOf(']');
+            if (close < 0) {
+                throw malformed(field, "IPv6 address without its closing ']' (write redis://[::1]:6379)");
+            }
+            host = authority.substring(0, close + 1);
+            checkIpv6(field, host);
+            String after = authority.substring(close + 1);
+            if (!after.isEmpty() && !after.startsWith(":")) {
+                throw malformed(field, "unexpected characters after the IPv6 address " + host + " (expected ':port')");
+            }
+            portText = after.isEmpty() ? null : after.substring(1);
+        } else {
+            int colon = authority.indexOf(':');
+            if (colon >= 0 && authority.indexOf(':', colon + 1) >= 0) {
+                throw malformed(
+                        field,
+                        "more than one ':' in the host and port; an IPv6 address goes in brackets, "
+                                + "as in redis://[::1]:6379, and the port must be a number in [1, 65535]");
+            }
+            host = colon < 0 ? authority : authority.substring(0, colon);
+            portText = colon < 0 ? null : authority.substring(colon + 1);
+            if (host.isEmpty()) {
+                throw malformed(field, "missing host");
+            }
+            for (int i = 0; i < host.length(); i++) {
+                char c = host.charAt(i);
+                if (!(c < 0x80 && (Character.isLetterOrDigit(c) || c == '-' || c == '.' || c == '_'))) {
+                    throw malformed(
+                            field,
+                            "host '" + host + "' has a character not allowed in a host name "
+                                    + "(allowed: ASCII letters, digits, '-', '.', '_'; an IPv6 address goes in brackets)");
+                }
+            }
+        }
+        int port = portText == null || portText.isEmpty() ? DEFAULT_PORT : parsePort(field, portText, hasUserInfo);
+        int db = parseDatabase(field, path);
+        String name = host + ":" + port + (db == 0 ? "" : "/" + db);
+        return new NodeSpec(name, host, port, user, password, db, scheme.equals("rediss"), null);
+    }
+
+    /** Wraps a client the user built and manages; the library never closes it. */
+    public static NodeSpec ofClient(String field, String name, UnifiedJedis client) {
+        if (name == null || name.isBlank()) {
+            throw new IllegalArgumentException(field + ": a client node needs a non-empty name");
+        }
+        Objects.requireNonNull(client, field + ": client");
+        return new NodeSpec(name, null, 0, null, null, 0, false, client);
+    }
+
+    private static IllegalArgumentException malformed(String field, String what) {
+        return new IllegalArgumentException(field + ": malformed URI: " + what + " (expected " + URI_FORMAT + ")");
+    }
+
+    /** RFC 3986 user info: unreserved, sub-delims, ':' and percent-escapes; any other non-ASCII letter too. */
+    private static void checkUserInfo(String field, String info) {
+        String why = null;
+        if (info.isEmpty()) {
+            why = "it is empty; drop the '@' or put the password before it";
+        }
+        for (int i = 0; i < info.length() && why == null; i++) {
+            char c = info.charAt(i);
+            if (Character.isSurrogate(c)) {
+                boolean paired = Character.isHighSurrogate(c)
+                        && i + 1 < info.length()
+                        && Character.isLowSurrogate(info.charAt(i + 1));
+                if (!paired) {
+                    why = "it is not valid Unicode (an unpaired surrogate)";
+                }
+                i++;
+            } else if (c >= 0x80
+                    ? Character.isISOControl(c) || Character.isSpaceChar(c)
+                    : !(Character.isLetterOrDigit(c) || "-._~!$&'()*+,;=:%".indexOf(c) >= 0)) {
+                why = "it has a character that must be percent-encoded (such as '@' as %40, '/' as %2F, '?' as %3F, "
+                        + "'#' as %23, ' ' as %20, '%' as %25)";
+            }
+        }
+        if (why != null) {
+            // Never show the user info itself, nor which character: it is (part of) a password.
+            throw malformed(field, "the user info before '@' (not shown) is malformed: " + why);
+        }
+    }
+
+    /**
+     * Strict percent-decoding: a '+' stays a '+', every '%' starts two hex digits, and the bytes must be UTF-8 (a
+     * lenient decoder would turn a bad password into another one, silently).
+     */
+    private static String decode(String field, String s) {
+        if (s.indexOf('%') < 0) {
+            return s;
+        }
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream(s.length());
+        for (int i = 0; i < s.length(); ) {
+            char c = s.charAt(i);
+            if (c == '%') {
+                int hi = i + 2 < s.length() ? hex(s.charAt(i + 1)) : -1;
+                int lo = hi < 0 ? -1 : hex(s.charAt(i + 2));
+                if (lo < 0) {
+                    throw malformed(
+                            field,
+                            "the user info before '@' (not shown) is malformed: a '%' is not "
+                                    + "followed by two hex digits; write a literal '%' as %25");
+                }
+                bytes.write(hi << 4 | lo);
+                i += 3;
+            } else {
+                int cp = s.codePointAt(i);
+                bytes.writeBytes(new String(Character.toChars(cp)).getBytes(StandardCharsets.UTF_8));
+                i += Character.charCount(cp);
+            }
+        }
+        try {
+            return StandardCharsets.UTF_8
+                    .newDecoder()
+                    .onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT)
+                    .decode(ByteBuffer.wrap(bytes.toByteArray()))
+                    .toString();
+        } catch (CharacterCodingException e) {
+            throw malformed(
+                    field,
+                    "the user info before '@' (not shown) is malformed: its percent-escapes are not " + "valid UTF-8");
+        }
+    }
+
+    private static int hex(char c) {
+        if (c >= '0' && c <= '9') {
+            return c - '0';
+        }
+        if ((c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')) {
+            return (c | 0x20) - 'a' + 10;
+        }
+        return -1;
+    }
+
+    private static void checkIpv6(String field, String bracketed) {
+        String literal = bracketed.substring(1, bracketed.length() - 1);
+        int zone = literal.indexOf('%');
+        String address = zone < 0 ? literal : literal.substring(0, zone);
+        boolean ok = address.indexOf(':') >= 0
+                && address.chars().allMatch(c -> c == ':' || c == '.' || hex((char) c) >= 0)
+                && (zone < 0 || literal.substring(zone + 1).matches("[A-Za-z0-9._~%-]+"));
+        if (!ok) {
+            throw malformed(
+                    field,
+                    "'" + bracketed + "' is not an IPv6 address (hex digits, ':' and '.' in "
+                            + "brackets, as in redis://[::1]:6379)");
+        }
+    }
+
+    private static int parsePort(String field, String text, boolean hasUserInfo) {
+        boolean digits = text.chars().allMatch(c -> c >= '0' && c <= '9');
+        // Without an '@', a "port" may be a password that lost its host (redis://user:secret): echo only what looks
+        // like a port.
+        boolean show = hasUserInfo || (digits && text.length() <= 5);
+        if (!digits) {
+            throw malformed(
+                    field,
+                    "port "
+                            + (show
+                                    ? "'" + text + "' is not a number"
+                                    : "is not a number (not " + "shown: with no '@' in the URI it may be a password)")
+                            + "; it must be in [1, 65535]");
+        }
+        long port = text.length() > 6 ? Long.MAX_VALUE : Long.parseLong(text);
+        if (port < 1 || port > 65535) {
+            throw malformed(field, "port must be in [1, 65535], got " + (show ? text : "a longer number (not shown)"));
+        }
+        return (int) port;
+    }
+
+    private static int parseDatabase(String field, String path) {
+        if (path.isEmpty() || path.equals("/")) {
+            return 0;
+        }
+        String text = path.substring(1);
+        boolean digits = text.chars().allMatch(c -> c >= '0' && c <= '9');
+        long db = !digits ? -1 : text.length() > 10 ? Long.MAX_VALUE : Long.parseLong(text);
+        if (db < 0 || db > Integer.MAX_VALUE) {
+            throw malformed(
+                    field,
+                    "database '" + text + "' must be a number >= 0 (at most " + Integer.MAX_VALUE
+                            + "), as in redis://host:6379/2");
+        }
+        return (int) db;
+    }
+
+    /**
+     * The Jedis settings of a connection to this node: credentials, database and TLS from the URI, the given
+     * timeouts, no client-info handshake (one round trip fewer per connect) and RESP2 without auto-negotiation
+     * (which would log a warning on every connect to Redis below 6).
+     */
+    @SuppressWarnings("deprecation") // ssl(boolean): the JDK's default TLS socket factory, as rediss:// URIs expect
+    public redis.clients.jedis.DefaultJedisClientConfig jedisConfig(
+            java.time.Duration connectTimeout, java.time.Duration socketTimeout) {
+        return redis.clients.jedis.DefaultJedisClientConfig.builder()
+                .connectionTimeoutMillis((int) Math.min(Integer.MAX_VALUE, connectTimeout.toMillis()))
+                .socketTimeoutMillis((int) Math.min(Integer.MAX_VALUE, socketTimeout.toMillis()))
+                .user(user)
+                .password(password)
+                .database(database)
+                .ssl(ssl)
+                .clientSetInfoConfig(redis.clients.jedis.ClientSetInfoConfig.DISABLED)
+                .autoNegotiateProtocol(false)
+                .build();
+    }
+
+    /** The server part of the name, host lower-cased and without the database: two databases are one server. */
+    public String server() {
+        return client != null ? name : host.toLowerCase(java.util.Locale.ROOT) + ":" + port;
+    }
+
+    /** The node's name in outcomes and logs: {@code host:port}, {@code host:port/db}, or the client's name. */
+    public String name() {
+        return name;
+    }
+
+    /** The host as written (an IPv6 address in brackets), or null for a user's client. */
+    public String host() {
+        return host;
+    }
+
+    /** The port, 6379 by default; 0 for a user's client. */
+    public int port() {
+        return port;
+    }
+
+    /** The ACL user, or null for the default user. */
+    public String user() {
+        return user;
+    }
+
+    /** The percent-decoded password, or null for none. Never part of a message or {@link #toString()}. */
+    public String password() {
+        return password;
+    }
+
+    /** The database index, 0 by default. */
+    public int database() {
+        return database;
+    }
+
+    /** Whether the scheme is {@code rediss} (TLS). */
+    public boolean ssl() {
+        return ssl;
+    }
+
+    /** The user's own client, or null when the library connects by itself. */
+    public UnifiedJedis client() {
+        return client;
+    }
+
+    /** The name only: never the user or password. */
+    @Override
+    public String toString() {
+        return name;
+    }
+}

@@ -1,0 +1,83 @@
+package dev.redlock.internal.node;
+
+import java.util.concurrent.TimeoutException;
+
+/**
+ * Exceptions the engine creates for expected, frequent events (a node that did not answer in time, an op that was
+ * never sent, an open circuit). They carry a message and a cause but no stack trace: the stack of a timer thread says
+ * nothing useful, and filling it in on every timed-out node would cost more than the round itself.
+ */
+public final class QuietException {
+
+    private QuietException() {}
+
+    /** No reply within the per-node timeout. */
+    public static final class NodeTimeout extends TimeoutException {
+        private static final long serialVersionUID = 1L;
+
+        public NodeTimeout(String message) {
+            super(message);
+        }
+
+        @Override
+        public synchronized Throwable fillInStackTrace() {
+            return this;
+        }
+    }
+
+    /** The op was still queued when its round gave up (or the client closed), so it was never sent. */
+    public static final class NotSent extends TimeoutException {
+        private static final long serialVersionUID = 1L;
+
+        public NotSent(String message) {
+            super(message);
+        }
+
+        @Override
+        public synchronized Throwable fillInStackTrace() {
+            return this;
+        }
+    }
+
+    /** No connection to the node right now (connect failed, reconnect back-off); the cause is the last failure. */
+    public static final class NotConnected extends IllegalStateException {
+        private static final long serialVersionUID = 1L;
+
+        NotConnected(String message, Throwable lastFailure) {
+            super(message, lastFailure);
+        }
+
+        @Override
+        public synchronized Throwable fillInStackTrace() {
+            return this;
+        }
+    }
+
+    /** The node's circuit breaker is open; the cause is the node's last failure, if any. */
+    public static final class CircuitOpen extends IllegalStateException {
+        private static final long serialVersionUID = 1L;
+
+        CircuitOpen(String message, Throwable lastFailure) {
+            super(message, lastFailure);
+        }
+
+        @Override
+        public synchronized Throwable fillInStackTrace() {
+            return this;
+        }
+    }
+
+    /** The node granted, but its vote does not count: it may have lost data recently, or its identity is unknown. */
+    public static final class Quarantined extends IllegalStateException {
+        private static final long serialVersionUID = 1L;
+
+        public Quarantined(String message) {
+            super(message);
+        }
+
+        @Override
+        public synchronized Throwable fillInStackTrace() {
+            return this;
+        }
+    }
+}

@@ -1,0 +1,364 @@
+package dev.redlock.internal.node;
+
+import dev.redlock.RedlockConfig;
+import io.github.resilience4j.core.IntervalFunction;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.StandardSocketOptions;
+import java.nio.ByteBuffer;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.SocketChannel;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BiConsumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One node's release notifications: a single subscriber connection, on the client's {@link NioLoop}, subscribed to
+ * the channels of the keys this client has waiters for ({@code release.lua} publishes on the key's name when it
+ * deletes it). It connects only once some key has a waiter, subscribes and unsubscribes as keys gain and lose their
+ * waiters, and after a lost connection (a restart, a network fault) reconnects with back-off and subscribes again;
+ * meanwhile waiters poll. Notifications only make waiting shorter, so nothing here can harm safety: a stalled node
+ * sends nothing, and a protocol violation drops the connection. Pub/sub is not authenticated, though: any client of a
+ * node may PUBLISH on a lock's channel, and so wake waiters early (each then runs one more round) or, by repeating a
+ * holder's token prefix, make the client drop the real notification (the waiter then polls). A node whose ACL
+ * refuses SUBSCRIBE is asked again only every {@link #REFUSED_RETRY_MILLIS} ms.
+ */
+final class ReleaseSubscriber implements NioLoop.Handler {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ReleaseSubscriber.class);
+    /** How long a node that refused SUBSCRIBE (an ACL without channel permissions) is left alone. */
+    static final long REFUSED_RETRY_MILLIS = 60_000;
+
+    private final NodeSpec spec;
+    private final NioLoop loop;
+    private final BiConsumer<String, String> onRelease;
+    private final IntervalFunction backoff;
+    private final long connectTimeoutNanos;
+    /** How long the connection may be silent before a PING checks it is still there (a half-open TCP path). */
+    private final long pingIntervalNanos;
+
+    private final Resp.Limits limits;
+    /** The channels waiters want, from any thread. */
+    private final Set<String> wanted = ConcurrentHashMap.newKeySet();
+
+    // Loop thread only.
+    private SocketChannel channel;
+    private SelectionKey key;
+    private boolean connected;
+    private long connectStartedNanos;
+    private int failures;
+    private long notBeforeNanos = System.nanoTime();
+    /** Channels a SUBSCRIBE was written for on the current connection (not yet unsubscribed). */
+    private final Set<String> subscribed = new HashSet<>();
+    /** AUTH replies still to come before the pushes start. */
+    private int authLeft;
+
+    private long lastReadNanos;
+    /** When the unanswered PING went out; 0 if none is. */
+    private long pingSentNanos;
+
+    private ByteBuffer in = ByteBuffer.allocate(4096);
+    private ByteBuffer out = ByteBuffer.allocate(0);
+    private volatile boolean closed;
+    /** The last connection ended with SUBSCRIBE refused (loop thread only). */
+    private boolean refused;
+
+    private boolean refusedLogged;
+    /** Whether the subscription is up (for tests and the node report). */
+    private volatile boolean listening;
+
+    ReleaseSubscriber(NodeSpec spec, RedlockConfig config, NioLoop loop, BiConsumer<String, String> onRelease) {
+        this.spec = spec;
+        this.loop = loop;
+        this.onRelease = onRelease;
+        this.backoff = IntervalFunction.ofExponentialRandomBackoff(
+                Duration.ofMillis(10),
+                2.0,
+                0.5,
+                Duration.ofMillis(Math.max(
+                        10, Math.min(1_000, config.circuitOpenDuration().toMillis()))));
+        this.connectTimeoutNanos = config.connectTimeout().toNanos();
+        this.pingIntervalNanos = config.identityCheckInterval().toNanos();
+        this.limits = Resp.Limits.DEFAULT.withMaxBulkBytes(config.maxReplyBytes());
+        loop.add(this);
+    }
+
+    /** A key got its first waiter in this client. Never blocks. */
+    void subscribe(String channelName) {
+        if (wanted.add(channelName)) {
+            loop.execute(this::sync);
+        }
+    }
+
+    /** A key's last waiter left. Never blocks. */
+    void unsubscribe(String channelName) {
+        if (wanted.remove(channelName)) {
+            loop.execute(this::sync);
+        }
+    }
+
+    boolean listening() {
+        return listening;
+    }
+
+    /** Closes the connection; the loop stops calling this handler once it sees the flag. */
+    void close() {
+        closed = true;
+        loop.execute(() -> disconnect(null));
+    }
+
+    // ------------------------------------------------------------------------------------------------ loop side
+
+    @Override
+    public void sweep(long nowNanos) {
+        if (closed) {
+            return;
+        }
+        if (channel == null && !wanted.isEmpty() && nowNanos - notBeforeNanos >= 0) {
+            connect();
+        } else if (channel != null && !connected && nowNanos - connectStartedNanos > connectTimeoutNanos) {
+            disconnect(new IOException("connect timed out"));
+        } else if (connected && pingSentNanos != 0 && nowNanos - pingSentNanos > connectTimeoutNanos) {
+            disconnect(new IOException("no answer to PING: the connection is gone"));
+        } else if (connected && pingSentNanos == 0 && nowNanos - lastReadNanos > pingIntervalNanos) {
+            try {
+                pingSentNanos = nowNanos;
+                queue(Resp.encode("PING"));
+            } catch (IOException e) {
+                disconnect(e);
+            }
+        }
+    }
+
+    @Override
+    public void ready(SelectionKey k) {
+        if (k != key) {
+            k.cancel();
+            return;
+        }
+        try {
+            if (k.isConnectable()) {
+                if (channel.finishConnect()) {
+                    connected();
+                }
+                return;
+            }
+            if (k.isWritable()) {
+                writeOut();
+            }
+            if (k.isReadable()) {
+                read();
+            }
+        } catch (IOException | RuntimeException e) {
+            disconnect(e);
+        }
+    }
+
+    @Override
+    public void crashed(Throwable t) {
+        disconnect(t);
+    }
+
+    private void connect() {
+        try {
+            channel = SocketChannel.open();
+            channel.configureBlocking(false);
+            channel.setOption(StandardSocketOptions.TCP_NODELAY, true);
+            channel.setOption(StandardSocketOptions.SO_KEEPALIVE, true);
+            key = channel.register(loop.selector(), SelectionKey.OP_CONNECT, this);
+            connectStartedNanos = System.nanoTime();
+            if (channel.connect(new InetSocketAddress(spec.host(), spec.port()))) {
+                connected();
+            }
+        } catch (IOException | RuntimeException e) {
+            disconnect(e);
+        }
+    }
+
+    private void connected() throws IOException {
+        connected = true;
+        lastReadNanos = System.nanoTime();
+        pingSentNanos = 0;
+        key.interestOps(SelectionKey.OP_READ);
+        if (spec.password() != null) {
+            authLeft = 1;
+            queue(
+                    spec.user() == null
+                            ? Resp.encode("AUTH", spec.password())
+                            : Resp.encode("AUTH", spec.user(), spec.password()));
+        }
+        sync();
+    }
+
+    /** Brings the connection's subscriptions in line with what waiters want now. */
+    private void sync() {
+        if (closed || channel == null || !connected) {
+            return;
+        }
+        List<String> add = new ArrayList<>();
+        for (String c : wanted) {
+            if (subscribed.add(c)) {
+                add.add(c);
+            }
+        }
+        List<String> drop = new ArrayList<>();
+        for (String c : subscribed) {
+            if (!wanted.contains(c)) {
+                drop.add(c);
+            }
+        }
+        subscribed.removeAll(drop);
+        try {
+            if (!add.isEmpty()) {
+                queue(command("SUBSCRIBE", add));
+            }
+            if (!drop.isEmpty()) {
+                queue(command("UNSUBSCRIBE", drop));
+            }
+        } catch (IOException e) {
+            disconnect(e);
+        }
+    }
+
+    private static byte[] command(String verb, List<String> channels) {
+        String[] args = new String[channels.size() + 1];
+        args[0] = verb;
+        for (int i = 0; i < channels.size(); i++) {
+            args[i + 1] = channels.get(i);
+        }
+        return Resp.encode(args);
+    }
+
+    private void queue(byte[] command) throws IOException {
+        ByteBuffer all = ByteBuffer.allocate(out.remaining() + command.length);
+        all.put(out).put(command).flip();
+        out = all;
+        writeOut();
+    }
+
+    /** Writes what the socket takes; the rest waits for OP_WRITE. Commands here are few and small. */
+    private void writeOut() throws IOException {
+        channel.write(out);
+        key.interestOps(out.hasRemaining() ? SelectionKey.OP_READ | SelectionKey.OP_WRITE : SelectionKey.OP_READ);
+    }
+
+    private void read() throws IOException {
+        int n = channel.read(in);
+        if (n < 0) {
+            throw new IOException("connection closed by the server");
+        }
+        lastReadNanos = System.nanoTime();
+        in.flip();
+        while (true) {
+            Object reply = Resp.parse(in, limits);
+            if (reply == Resp.INCOMPLETE) {
+                break;
+            }
+            handle(reply);
+        }
+        in.compact();
+        if (!in.hasRemaining()) {
+            if (in.capacity() >= limits.maxReplyBytes()) {
+                throw new Resp.ProtocolException("a push longer than " + limits.maxReplyBytes() + " bytes");
+            }
+            ByteBuffer bigger = ByteBuffer.allocate(Math.min(in.capacity() * 2, limits.maxReplyBytes()));
+            in.flip();
+            bigger.put(in);
+            in = bigger;
+        }
+    }
+
+    private void handle(Object reply) throws IOException {
+        if (authLeft > 0) {
+            authLeft--;
+            if (reply instanceof Resp.ErrorReply) {
+                throw new IOException("AUTH rejected: " + reply);
+            }
+            return;
+        }
+        if (reply instanceof Resp.ErrorReply) {
+            // SUBSCRIBE refused (an ACL without channel permissions): waiters keep polling; asking again every
+            // second would only load the node.
+            if (!refusedLogged) {
+                refusedLogged = true;
+                LOG.info(
+                        "node {} refuses SUBSCRIBE ({}): its release notifications are off, waiters poll; allow the "
+                                + "lock keys' channels for the client's user to have them",
+                        spec.name(),
+                        reply);
+            }
+            refused = true;
+            throw new IOException("subscribe refused: " + reply);
+        }
+        // PING: ["pong", ""] while subscribed, +PONG once every channel was unsubscribed.
+        if ("PONG".equals(reply)
+                || (reply instanceof List
+                        && ((List<?>) reply).size() == 2
+                        && "pong".equals(text(((List<?>) reply).get(0))))) {
+            pingSentNanos = 0;
+            return;
+        }
+        if (!(reply instanceof List) || ((List<?>) reply).size() != 3) {
+            throw new Resp.ProtocolException("not a pub/sub push");
+        }
+        List<?> push = (List<?>) reply;
+        String kind = text(push.get(0));
+        if (kind.equals("message")) {
+            onRelease.accept(text(push.get(1)), text(push.get(2)));
+        } else if (kind.equals("subscribe")) {
+            if (!listening) {
+                listening = true;
+                failures = 0;
+                LOG.debug("node {}: listening for release notifications", spec.name());
+            }
+        } else if (!kind.equals("unsubscribe")) {
+            throw new Resp.ProtocolException("not a pub/sub push: " + kind);
+        }
+    }
+
+    private static String text(Object o) throws Resp.ProtocolException {
+        if (o instanceof byte[]) {
+            return new String((byte[]) o, StandardCharsets.UTF_8);
+        }
+        if (o instanceof Long) {
+            return o.toString();
+        }
+        throw new Resp.ProtocolException("not a pub/sub push");
+    }
+
+    /** Drops the connection; unless closed, the next sweep after the back-off connects and subscribes again. */
+    private void disconnect(Throwable cause) {
+        if (channel != null) {
+            try {
+                channel.close();
+            } catch (IOException e) {
+                LOG.debug("node {}: error closing the subscriber connection", spec.name(), e);
+            }
+        }
+        if (cause != null && !closed) {
+            long delay = refused ? REFUSED_RETRY_MILLIS : backoff.apply(++failures);
+            refused = false;
+            notBeforeNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(delay);
+            LOG.debug(
+                    "node {}: release notifications down, waiters poll until they are back: {}",
+                    spec.name(),
+                    cause.toString());
+        }
+        channel = null;
+        key = null;
+        connected = false;
+        listening = false;
+        authLeft = 0;
+        subscribed.clear();
+        in.clear();
+        out = ByteBuffer.allocate(0);
+    }
+}

@@ -1,0 +1,36 @@
+package dev.redlock.internal.node;
+
+/**
+ * Where the lock keys that have waiters are subscribed to release notifications (the nodes publish each release); a
+ * no-op when notifications are off. The engine's wait room calls it; the node clients' subscriber implements it.
+ */
+public interface Subscriptions {
+    Subscriptions NONE = new Subscriptions() {
+        @Override
+        public void subscribe(String key) {}
+
+        @Override
+        public void unsubscribe(String key) {}
+    };
+
+    /** Subscriptions forwarded to those {@code current} returns at each call (set later than the room is made). */
+    static Subscriptions via(java.util.function.Supplier<Subscriptions> current) {
+        return new Subscriptions() {
+            @Override
+            public void subscribe(String key) {
+                current.get().subscribe(key);
+            }
+
+            @Override
+            public void unsubscribe(String key) {
+                current.get().unsubscribe(key);
+            }
+        };
+    }
+
+    /** The key got its first waiter; never blocks. */
+    void subscribe(String key);
+
+    /** The key's last waiter left; never blocks. */
+    void unsubscribe(String key);
+}

@@ -1,0 +1,319 @@
+package dev.redlock.internal.script;
+
+import dev.redlock.QuorumPolicy;
+import java.util.List;
+
+/**
+ * Identifies one lock: its name, its Redis key, the quorum policy it runs under, whether its leases carry fencing
+ * tokens, and its {@link Shape} (a plain lock, or another kind of the lock family).
+ */
+public record LockRef(String name, String key, QuorumPolicy policy, boolean fenced, Shape shape) {
+
+    /** The lock kinds; each is one set of script words (see {@code acquire.lua}). */
+    public enum Kind {
+        /** A mutex on one key: RedLock, MultiLock, a semaphore's permit. */
+        PLAIN,
+        /** Several resources at once, all or none: the key is the first of {@link Shape#resources()}. */
+        MULTI,
+        /** A read-write lock's reader: the key is the writer's key; readers are entries of a sorted set beside it. */
+        READ,
+        /** A read-write lock's writer: a mutex on the key that also waits for the readers to leave. */
+        WRITE,
+        /** A fair lock: a mutex on the key granted only to the head of a queue beside it. */
+        FAIR
+    }
+
+    /**
+     * What a lock of another kind than {@link Kind#PLAIN} needs besides its key.
+     *
+     * @param kind the kind
+     * @param resources {@link Kind#MULTI}: every resource's key, sorted (the lock key is the first); empty otherwise
+     * @param windowMillis {@link Kind#FAIR}: how long a waiter's place lasts without a new attempt;
+     *     {@link Kind#WRITE}: how long a waiting writer keeps new readers out without a new attempt (0: no preference)
+     * @param waiter {@link Kind#FAIR}, {@link Kind#WRITE}: the acquisition's waiter id, the same for all its rounds and
+     *     kept by its lease ("" before {@link #begin}); "-" otherwise
+     * @param order {@link Kind#FAIR}: the acquisition's place in the queue (microseconds of the client's wall clock when
+     *     it began; ties go by waiter id)
+     * @param writerToken {@link Kind#READ}: the token of the write lease the acquiring thread holds, which lets its
+     *     reader in; "-" if none
+     */
+    public record Shape(
+            Kind kind, List<String> resources, long windowMillis, String waiter, long order, String writerToken) {
+
+        /** A plain lock's shape. */
+        public static final Shape PLAIN = new Shape(Kind.PLAIN, List.of(), 0, "-", 0, "-");
+
+        public Shape {
+            resources = List.copyOf(resources);
+        }
+    }
+
+    public LockRef(String name, String key, QuorumPolicy policy, boolean fenced) {
+        this(name, key, policy, fenced, Shape.PLAIN);
+    }
+
+    public LockRef(String name, String key, QuorumPolicy policy) {
+        this(name, key, policy, false);
+    }
+
+    /** A lock of several resources at once, keyed by the first of {@code keys} (sorted, distinct). */
+    public static LockRef multi(String name, List<String> keys, QuorumPolicy policy) {
+        return new LockRef(name, keys.get(0), policy, false, new Shape(Kind.MULTI, keys, 0, "-", 0, "-"));
+    }
+
+    /** A read-write lock's reader or writer; {@code windowMillis} > 0 makes waiting writers keep new readers out. */
+    public static LockRef readWrite(String name, String key, QuorumPolicy policy, boolean writer, long windowMillis) {
+        return new LockRef(
+                name,
+                key,
+                policy,
+                false,
+                new Shape(
+                        writer ? Kind.WRITE : Kind.READ,
+                        List.of(),
+                        writer ? windowMillis : 0,
+                        writer ? "" : "-",
+                        0,
+                        "-"));
+    }
+
+    /** A fair lock whose waiters keep their place for {@code windowMillis} between attempts. */
+    public static LockRef fair(String name, String key, QuorumPolicy policy, long windowMillis) {
+        return new LockRef(name, key, policy, false, new Shape(Kind.FAIR, List.of(), windowMillis, "", 0, "-"));
+    }
+
+    public Kind kind() {
+        return shape.kind();
+    }
+
+    /**
+     * Identifies the lock for holds through the {@code Lock} face: fenced and plain views share it (they are one
+     * lock); readers, writers and fair waiters of one name each have their own.
+     */
+    public String holdId() {
+        String base = policy + "|" + key;
+        switch (shape.kind()) {
+            case PLAIN:
+                return base;
+            case MULTI: {
+                // Each key with its length: no two sets (nor a set and a name holding '|') share an id.
+                StringBuilder id = new StringBuilder("MULTI|").append(policy);
+                for (String k : shape.resources()) {
+                    id.append('|').append(k.length()).append(':').append(k);
+                }
+                return id.toString();
+            }
+            default:
+                return shape.kind() + "|" + base;
+        }
+    }
+
+    /** The hold id of the other half of a read-write lock (the writer of a reader, the reader of a writer). */
+    public String siblingHoldId() {
+        Kind other = shape.kind() == Kind.READ ? Kind.WRITE : Kind.READ;
+        return other + "|" + policy + "|" + key;
+    }
+
+    /** Whether the kind keeps a waiter's entry on the nodes between rounds, to be removed when it gives up. */
+    public boolean queues() {
+        return shape.kind() == Kind.FAIR || (shape.kind() == Kind.WRITE && shape.windowMillis() > 0);
+    }
+
+    /**
+     * This lock for one acquisition: a fair lock or a writer gets its waiter id, and a fair lock its place (taken from
+     * {@code orderMicros}); other kinds are returned unchanged.
+     */
+    public LockRef begin(String waiter, long orderMicros) {
+        if (shape.kind() != Kind.FAIR && shape.kind() != Kind.WRITE) {
+            return this;
+        }
+        return new LockRef(
+                name,
+                key,
+                policy,
+                fenced,
+                new Shape(
+                        shape.kind(),
+                        shape.resources(),
+                        shape.windowMillis(),
+                        waiter,
+                        shape.kind() == Kind.FAIR ? orderMicros : 0,
+                        shape.writerToken()));
+    }
+
+    /** A reader that the write lease {@code token} (held by the same thread) lets in. */
+    public LockRef withWriterToken(String token) {
+        return new LockRef(
+                name,
+                key,
+                policy,
+                fenced,
+                new Shape(shape.kind(), shape.resources(), shape.windowMillis(), shape.waiter(), shape.order(), token));
+    }
+
+    /** The kind's keys on a node, for an acquire (see {@code acquire.lua}). */
+    public List<String> acquireKeys() {
+        switch (shape.kind()) {
+            case MULTI:
+                return shape.resources().subList(1, shape.resources().size());
+            case READ:
+            case WRITE:
+                return List.of(readersKey(), key + ":wq");
+            case FAIR:
+                return List.of(key + ":q", key + ":qe");
+            default:
+                return List.of();
+        }
+    }
+
+    /** The acquire script's ARGV[3]: the fenced flag, then the kind and its words. */
+    public String acquireSpec(boolean fencedRound) {
+        String flag = fencedRound ? "1" : "0";
+        switch (shape.kind()) {
+            case MULTI:
+                return flag + " m";
+            case READ:
+                return flag + " r " + shape.writerToken();
+            case WRITE:
+                return flag + " w " + shape.waiter() + " " + shape.windowMillis();
+            case FAIR:
+                return flag + " f " + shape.order() + " " + shape.waiter() + " " + shape.windowMillis();
+            default:
+                return flag;
+        }
+    }
+
+    /**
+     * The kind's keys for a release; {@code leaving}: the lease (or the acquisition) ends, so a fair waiter or a
+     * writer also leaves its queue. A failed round's release keeps the place.
+     */
+    public List<String> releaseKeys(boolean leaving) {
+        switch (shape.kind()) {
+            case MULTI:
+                return acquireKeys();
+            case READ:
+                return List.of(readersKey());
+            case WRITE:
+            case FAIR:
+                return leaving && queues() ? acquireKeys() : List.of();
+            default:
+                return List.of();
+        }
+    }
+
+    /** The release script's ARGV[3], or null for a plain release of the key. */
+    public String releaseSpec(boolean leaving) {
+        switch (shape.kind()) {
+            case MULTI:
+                return "m " + acquireKeys().size();
+            case READ:
+                return "r 1";
+            case WRITE:
+                return leaving && queues() ? "w 2 " + shape.waiter() : null;
+            case FAIR:
+                return leaving ? "f 2 " + shape.waiter() : null;
+            default:
+                return null;
+        }
+    }
+
+    /** The kind's keys for an extension. */
+    public List<String> extendKeys() {
+        switch (shape.kind()) {
+            case MULTI:
+                return acquireKeys();
+            case READ:
+                return List.of(readersKey());
+            default:
+                return List.of();
+        }
+    }
+
+    /** The extension script's ARGV[4], or null. */
+    public String extendSpec() {
+        return shape.kind() == Kind.MULTI ? "m" : shape.kind() == Kind.READ ? "r" : null;
+    }
+
+    /** The key where a lease's newest extension round is remembered: readers share the lock key, so each has one. */
+    public String extensionKey(String token) {
+        return shape.kind() == Kind.READ ? key + ":x:" + token : key + ":x";
+    }
+
+    private String readersKey() {
+        return key + ":r";
+    }
+
+    /** The key of lock {@code name}: the braces make the name a Redis Cluster hash tag. */
+    public static String keyOf(String prefix, String name) {
+        return prefix + "{" + name + "}";
+    }
+
+    /**
+     * Checks that {@code text} goes to Redis unchanged and within {@code maxBytes}: keys travel as UTF-8, and an
+     * unpaired surrogate has no UTF-8 form (it would be sent as '?', so two texts could share one key).
+     *
+     * @param field the name to report
+     * @param what what the text is, for the message ("a lock name")
+     * @param text the text to check
+     * @param maxBytes the largest allowed UTF-8 length, in bytes
+     * @return the UTF-8 length of {@code text}, in bytes
+     * @throws IllegalArgumentException naming the field and the index of an unpaired surrogate, or the limit and
+     *         the actual UTF-8 length
+     */
+    public static int checkUtf8(String field, String what, String text, int maxBytes) {
+        long bytes = 0;
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            if (c < 0x80) {
+                bytes++;
+            } else if (c < 0x800) {
+                bytes += 2;
+            } else if (!Character.isSurrogate(c)) {
+                bytes += 3;
+            } else if (Character.isHighSurrogate(c)
+                    && i + 1 < text.length()
+                    && Character.isLowSurrogate(text.charAt(i + 1))) {
+                bytes += 4;
+                i++;
+            } else {
+                throw new IllegalArgumentException(field + ": " + what + " must be valid Unicode, but has an unpaired "
+                        + "surrogate U+" + Integer.toHexString(c).toUpperCase(java.util.Locale.ROOT) + " at index " + i
+                        + " (it has no UTF-8 form: it would reach Redis as '?', so two different values could share "
+                        + "one key)");
+            }
+        }
+        if (bytes > maxBytes) {
+            throw new IllegalArgumentException(field + ": " + what + " must be at most " + maxBytes
+                    + " UTF-8 bytes, got " + bytes + " bytes (" + text.length() + " chars)");
+        }
+        return (int) bytes;
+    }
+
+    /** The lock's fencing counter: same hash tag as the lock key, so both live in one slot on a cluster. */
+    public String counterKey() {
+        return key + ":fence";
+    }
+
+    /** The same lock, with or without fencing. */
+    public LockRef withFencing(boolean on) {
+        return new LockRef(name, key, policy, on, shape);
+    }
+
+    /** The kind of this lock, as listeners and meters name it. */
+    public dev.redlock.LockKind lockKind() {
+        switch (kind()) {
+            case MULTI:
+                return dev.redlock.LockKind.MULTI_RESOURCE;
+            case READ:
+                return dev.redlock.LockKind.READ;
+            case WRITE:
+                return dev.redlock.LockKind.WRITE;
+            case FAIR:
+                return dev.redlock.LockKind.FAIR;
+            default:
+                return policy() == dev.redlock.QuorumPolicy.ALL
+                        ? dev.redlock.LockKind.MULTILOCK
+                        : dev.redlock.LockKind.REDLOCK;
+        }
+    }
+}

@@ -1,0 +1,101 @@
+package dev.redlock.internal.engine;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.redlock.internal.node.Subscriptions;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** One release wakes one waiter per client, the oldest; nothing is lost, nothing is woken twice for one release. */
+class WaitRoomTest {
+
+    private final List<String> subscriptions = new ArrayList<>();
+    private final List<String> woken = new ArrayList<>();
+    private final WaitRoom room = new WaitRoom(new Subscriptions() {
+        @Override
+        public void subscribe(String key) {
+            subscriptions.add("+" + key);
+        }
+
+        @Override
+        public void unsubscribe(String key) {
+            subscriptions.add("-" + key);
+        }
+    });
+
+    private WaitRoom.Waiter join(String key, String name) {
+        return room.joinAsync(key, () -> woken.add(name));
+    }
+
+    @Test
+    void aReleaseWakesTheOldestWaiterOnceHoweverOftenItIsReported() {
+        WaitRoom.Waiter a = join("k", "a");
+        WaitRoom.Waiter b = join("k", "b");
+        room.released("k", "t1");
+        room.released("k", "t1"); // the same release, from another node
+        room.released("k", "t1");
+        assertEquals(List.of("a"), woken);
+        assertTrue(room.signalled(a));
+        assertFalse(room.signalled(b));
+        room.released("k", "t2"); // the next release: a still holds its signal, so b goes
+        assertEquals(List.of("a", "b"), woken);
+    }
+
+    @Test
+    void waitersWithPlacesOnTheNodesWaitInTheOrderOfTheirPlacesNotOfJoining() {
+        // Two threads took places 20 and 10, then joined in the other order: the release must wake place 10, the
+        // one the nodes will grant, or it is refused and the lock sits free until someone polls.
+        room.joinAsyncAt("k", () -> woken.add("twenty"), 20);
+        room.joinAsyncAt("k", () -> woken.add("ten"), 10);
+        room.joinAsyncAt("k", () -> woken.add("thirty"), 30);
+        room.released("k", "t1");
+        room.released("k", "t2");
+        room.released("k", "t3");
+        assertEquals(List.of("ten", "twenty", "thirty"), woken);
+    }
+
+    @Test
+    void aWaiterThatRetriesAndLosesIsStillFirstInLine() {
+        WaitRoom.Waiter a = join("k", "a");
+        join("k", "b");
+        room.released("k", "t1");
+        assertTrue(room.consumeSignal(a)); // a retries, loses to another client
+        room.released("k", "t2");
+        assertEquals(List.of("a", "a"), woken);
+    }
+
+    @Test
+    void aSignalHeldByAWaiterThatGivesUpGoesToTheNext() {
+        WaitRoom.Waiter a = join("k", "a");
+        join("k", "b");
+        room.released("k", "t1");
+        room.leave(a, false);
+        assertEquals(List.of("a", "b"), woken);
+    }
+
+    @Test
+    void aWaiterThatWonKeepsItsSignal() {
+        WaitRoom.Waiter a = join("k", "a");
+        join("k", "b");
+        room.released("k", "t1");
+        room.leave(a, true);
+        assertEquals(List.of("a"), woken);
+    }
+
+    @Test
+    void keysAreSubscribedWhileTheyHaveWaitersOnly() {
+        WaitRoom.Waiter a = join("k", "a");
+        WaitRoom.Waiter b = join("k", "b");
+        WaitRoom.Waiter c = join("other", "c");
+        room.leave(a, false);
+        room.leave(b, true);
+        room.released("k", "t1"); // nobody waits: nothing happens
+        room.leave(c, false);
+        assertEquals(List.of("+k", "+other", "-k", "-other"), subscriptions);
+        assertEquals(0, room.keys());
+        assertTrue(woken.isEmpty());
+    }
+}
