@@ -2,6 +2,7 @@ package dev.redlock;
 
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
@@ -95,6 +96,35 @@ class NodeIsolationTest extends RedisBackedTest {
             }
             // Back-off from 10 ms, doubling to at most 500 ms: a handful of attempts in 2 s, not one per round.
             assertTrue(slam.accepted() <= 20, slam.accepted() + " connects in 2 s over " + rounds + " rounds");
+        }
+    }
+
+    /**
+     * A node that refuses the client's credentials says why: each round's outcome for it carries the server's own
+     * refusal, whether the round met the failed handshake or the reconnect back-off after it, and never the password.
+     * (A MultiLock over a good node and the refusing one, so that every round waits for its answer.)
+     */
+    @Test
+    void aNodeThatRefusesTheCredentialsSaysWhyInEveryRound() throws Exception {
+        String user = "redlock-locked-out";
+        try (Jedis admin = node(4).client()) {
+            admin.aclSetUser(user, "reset", "on", ">right-secret", "~*", "&*", "+@all");
+        }
+        try {
+            List<String> uris =
+                    List.of(node(0).uri(), node(4).uri().replace("redis://", "redis://" + user + ":Wrong-S3cret@"));
+            RedlockClient c = client(uris, b -> b.perNodeTimeout(Duration.ofMillis(100)));
+            for (int i = 0; i < 5; i++) {
+                AcquireResult r = c.multiLock(uniqueName("auth")).attempt(Duration.ZERO, Duration.ofSeconds(10));
+                String bad = r.lastRound().nodes().get(1).toString();
+                assertFalse(r.acquired(), r::toString);
+                assertTrue(bad.contains("WRONGPASS"), () -> "round " + r + " does not say why the node failed: " + bad);
+                assertFalse(bad.contains("Wrong-S3cret"), bad);
+            }
+        } finally {
+            try (Jedis admin = node(4).client()) {
+                admin.aclDelUser(user);
+            }
         }
     }
 

@@ -131,9 +131,7 @@ final class NodeGuard {
         op.complete(
                 NodeStatus.CIRCUIT_OPEN,
                 new QuietException.CircuitOpen(
-                        "circuit breaker of " + name + " is open after repeated failures"
-                                + (last == null ? "" : "; last: " + last),
-                        last));
+                        "circuit breaker of " + name + " is open after repeated failures", last));
         return false;
     }
 

@@ -11,6 +11,15 @@ public final class QuietException {
 
     private QuietException() {}
 
+    /** How a message names the node's last failure: the server's own text (a refusal such as WRONGPASS) stays. */
+    static String last(Throwable lastFailure) {
+        if (lastFailure == null) {
+            return "";
+        }
+        String text = lastFailure.getClass().getSimpleName() + ": " + lastFailure.getMessage();
+        return "; last failure: " + (text.length() > 200 ? text.substring(0, 200) + "…" : text);
+    }
+
     /** No reply within the per-node timeout. */
     public static final class NodeTimeout extends TimeoutException {
         private static final long serialVersionUID = 1L;
@@ -39,12 +48,15 @@ public final class QuietException {
         }
     }
 
-    /** No connection to the node right now (connect failed, reconnect back-off); the cause is the last failure. */
+    /**
+     * No connection to the node right now (connect failed, reconnect back-off); the cause is the last failure, and the
+     * message says it too, so an outcome tells why (a refused password, a refused connection) without the log.
+     */
     public static final class NotConnected extends IllegalStateException {
         private static final long serialVersionUID = 1L;
 
         NotConnected(String message, Throwable lastFailure) {
-            super(message, lastFailure);
+            super(message + last(lastFailure), lastFailure);
         }
 
         @Override
@@ -58,7 +70,7 @@ public final class QuietException {
         private static final long serialVersionUID = 1L;
 
         CircuitOpen(String message, Throwable lastFailure) {
-            super(message, lastFailure);
+            super(message + last(lastFailure), lastFailure);
         }
 
         @Override
