@@ -94,6 +94,29 @@ class RedlockConfigTest {
                 "duplicate");
     }
 
+    /** A host name longer than DNS allows is refused, and no error echoes a huge input back into the logs. */
+    @Test
+    void hugeHostNamesAreRefusedWithABoundedMessage() {
+        String huge = "a".repeat(1_000_000);
+        for (String uri : List.of(
+                "redis://" + "a".repeat(254) + ":6379",
+                "redis://" + huge + ":6379",
+                "redis://" + huge + "!:6379",
+                "redis://[" + "1:".repeat(500_000) + "]:6379")) {
+            IllegalArgumentException e = assertThrows(
+                    IllegalArgumentException.class,
+                    () -> RedlockConfig.builder().nodes(uri));
+            String shown = uri.substring(0, 20) + "… (" + uri.length() + " chars)";
+            assertTrue(e.getMessage().startsWith("nodes"), () -> shown + ": " + e.getMessage());
+            assertTrue(
+                    e.getMessage().length() < 600,
+                    () -> shown + ": a message of " + e.getMessage().length());
+        }
+        assertEquals(
+                253,
+                NodeSpec.parse("n", "redis://" + "a".repeat(253) + ":1").host().length());
+    }
+
     @Test
     void passwordsKeepTheirPlusSignsAndStayHidden() {
         assertEquals(

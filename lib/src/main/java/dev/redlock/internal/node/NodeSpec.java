@@ -114,6 +114,7 @@ public final class NodeSpec {
                 throw malformed(field, "IPv6 address without its closing ']' (write redis://[::1]:6379)");
             }
             host = authority.substring(0, close + 1);
+            checkHostLength(field, host);
             checkIpv6(field, host);
             String after = authority.substring(close + 1);
             if (!after.isEmpty() && !after.startsWith(":")) {
@@ -133,6 +134,7 @@ public final class NodeSpec {
             if (host.isEmpty()) {
                 throw malformed(field, "missing host");
             }
+            checkHostLength(field, host);
             for (int i = 0; i < host.length(); i++) {
                 char c = host.charAt(i);
                 if (!(c < 0x80 && (Character.isLetterOrDigit(c) || c == '-' || c == '.' || c == '_'))) {
@@ -156,6 +158,16 @@ public final class NodeSpec {
         }
         Objects.requireNonNull(client, field + ": client");
         return new NodeSpec(name, null, 0, null, null, 0, false, client);
+    }
+
+    /** The longest host name DNS allows; checked first, so that no message echoes a huge input. */
+    private static final int MAX_HOST_LENGTH = 253;
+
+    private static void checkHostLength(String field, String host) {
+        if (host.length() > MAX_HOST_LENGTH) {
+            throw malformed(
+                    field, "host of " + host.length() + " characters (at most " + MAX_HOST_LENGTH + ", as in DNS)");
+        }
     }
 
     private static IllegalArgumentException malformed(String field, String what) {
