@@ -71,10 +71,15 @@ final class Cli {
         if (!Files.isRegularFile(JAR)) {
             throw new IllegalStateException(JAR + " is missing: the tests run the packaged jar (mvn verify)");
         }
-        Files.createDirectories(WORK);
         List<String> cmd = new ArrayList<>(
                 List.of(javaBinary(), "-XX:TieredStopAtLevel=1", "-Xshare:auto", "-jar", JAR.toString()));
         cmd.addAll(List.of(args));
+        return launch(cmd, env);
+    }
+
+    /** Starts {@code cmd} with its output in files under {@link #WORK}, no input, and no REDLOCK_NODES but env's. */
+    private static Running launch(List<String> cmd, Map<String, String> env) throws IOException {
+        Files.createDirectories(WORK);
         Path out = Files.createTempFile(WORK, "out-", ".txt");
         Path err = Files.createTempFile(WORK, "err-", ".txt");
         ProcessBuilder pb = new ProcessBuilder(cmd)
@@ -111,18 +116,11 @@ final class Cli {
                         "exec \"$0\" -XX:TieredStopAtLevel=1 -Xshare:auto -jar \"$1\" " + args,
                         javaBinary(),
                         JAR.toString());
-        Files.createDirectories(WORK);
-        Path out = Files.createTempFile(WORK, "out-", ".txt");
-        Path err = Files.createTempFile(WORK, "err-", ".txt");
-        ProcessBuilder pb = new ProcessBuilder(cmd)
-                .redirectOutput(out.toFile())
-                .redirectError(err.toFile())
-                .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
-        pb.environment().remove("REDLOCK_NODES");
-        pb.environment().put("JAVA_HOME", System.getProperty("java.home"));
-        pb.environment().put("REDLOCK_CLI_JAR", JAR.toAbsolutePath().toString());
-        pb.environment().putAll(env);
-        return new Running(pb.start(), out, err).await(timeout);
+        Map<String, String> all = new java.util.HashMap<>();
+        all.put("JAVA_HOME", System.getProperty("java.home"));
+        all.put("REDLOCK_CLI_JAR", JAR.toAbsolutePath().toString());
+        all.putAll(env);
+        return launch(cmd, all).await(timeout);
     }
 
     static String javaBinary() {
