@@ -12,7 +12,6 @@ import dev.redlock.internal.node.NodeOp;
 import dev.redlock.internal.node.Quarantine;
 import dev.redlock.internal.node.Subscriptions;
 import dev.redlock.internal.script.LockRef;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
@@ -36,8 +35,8 @@ import org.slf4j.LoggerFactory;
  * needs a quorum of grants and validity above the minimum; the lease is valid until {@code t1 + validity}. A failed
  * round is released on every node, including those that timed out: a SET whose reply was lost may have been applied.
  *
- * <p>Thread-safe. Synchronous calls run their rounds on the caller's thread; asynchronous calls are driven by node
- * I/O threads and the client's scheduler.
+ * <p>Thread-safe. Rounds are decided on node I/O threads; a blocking call drives its rounds' timing on its own thread,
+ * an asynchronous one through the client's scheduler.
  */
 public final class QuorumEngine implements AutoCloseable {
 
@@ -115,11 +114,7 @@ public final class QuorumEngine implements AutoCloseable {
         this.repair = repair;
         this.config = config;
         this.nodes = List.copyOf(nodes);
-        List<String> n = new ArrayList<>(nodes.size());
-        for (NodeClient node : nodes) {
-            n.add(node.name());
-        }
-        this.names = List.copyOf(n);
+        this.names = nodes.stream().map(NodeClient::name).toList();
         this.ticker = config.ticker();
         this.listeners = config.listeners();
         this.scheduler = scheduler;
