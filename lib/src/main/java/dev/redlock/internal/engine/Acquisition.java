@@ -146,6 +146,11 @@ final class Acquisition implements Round.Listener {
                 interrupted = true; // came as the result did: still answered, as if the round had not ended yet
             }
             if (interrupted && interruptible) {
+                Round r = due;
+                if (r != null && !r.isDecided() && !r.expireWhenDue(engine)) {
+                    r.expire(); // the client is closing: decide it now
+                }
+                // The joiner leaves; the scheduler decides the round in flight when due, and its grants are released.
                 if (!future.cancel(false)) {
                     AcquireResult won = future.getNow(null);
                     if (won != null && won.acquired()) {
@@ -292,6 +297,20 @@ final class Acquisition implements Round.Listener {
 
     @Override
     public void decided(Round round) {
+        try {
+            decide(round);
+        } catch (RuntimeException | Error e) {
+            // A fault while deciding (never expected: listeners are isolated by the engine) must not leave the caller
+            // waiting forever for a result: it gets the fault, as a blocking call did when it decided on its own
+            // thread.
+            complete(() -> future.completeExceptionally(e));
+            if (e instanceof VirtualMachineError) {
+                throw e;
+            }
+        }
+    }
+
+    private void decide(Round round) {
         Attempt a;
         if (fencing != null) {
             a = engine.fenceRound.evaluate(fencing, round, candidate);
@@ -355,6 +374,11 @@ final class Acquisition implements Round.Listener {
     /** Starts the next round after {@code delay}, or as soon as a release is signalled. */
     void sleepThenRound(long delay) {
         engine.acquisitions.betweenRounds.add(this);
+        if (stopped || future.isDone()) {
+            // Cancelled (an interrupted joiner left) while its round was decided: stop() ran before the add above.
+            engine.acquisitions.betweenRounds.remove(this);
+            return;
+        }
         if (engine.closed) {
             engine.acquisitions.betweenRounds.remove(this);
             failClosed();

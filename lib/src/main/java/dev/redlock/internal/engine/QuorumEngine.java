@@ -201,12 +201,15 @@ public final class QuorumEngine implements AutoCloseable {
 
     final List<RedlockListener> listeners;
 
-    /** Tells every listener; one that throws is logged and skipped, so no outcome depends on a listener. */
+    /**
+     * Tells every listener (often on a node's I/O thread): one that throws, an exception or an assertion, is logged
+     * and skipped, so that no outcome depends on a listener and no round's decision stops at one.
+     */
     void tell(java.util.function.Consumer<RedlockListener> event) {
         for (RedlockListener l : listeners) {
             try {
                 event.accept(l);
-            } catch (RuntimeException e) {
+            } catch (RuntimeException | LinkageError | AssertionError e) {
                 LOG.warn("a RedlockListener ({}) failed", l.getClass().getName(), e);
             }
         }
@@ -228,10 +231,7 @@ public final class QuorumEngine implements AutoCloseable {
         return leaseTime.toMillis();
     }
 
-    /**
-     * Runs {@code task} on the client's scheduler after {@code delayNanos}; null if the client is closed (the task
-     * will never run).
-     */
+    /** Runs {@code task} on the scheduler after {@code delayNanos}; null if the client is closed (it never runs). */
     public ScheduledFuture<?> schedule(Runnable task, long delayNanos) {
         try {
             return scheduler.schedule(task, Math.max(0, delayNanos), TimeUnit.NANOSECONDS);

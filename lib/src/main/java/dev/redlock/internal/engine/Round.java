@@ -62,6 +62,8 @@ public final class Round implements NodeOp.Replies {
 
     /** Ticker time at which the round is decided if its votes have not (see {@link #dueAt}). */
     private long dueNanos;
+    /** What the listener threw, if it did: the joined caller gets it instead of waiting for a result that never comes. */
+    private volatile Throwable listenerFault;
     /** The joined caller, woken once the round's listener has run (see {@link #join}). */
     private volatile Thread waiter;
     /** An asynchronous caller's task that decides the round when due; cancelled once the votes decide it. */
@@ -250,9 +252,28 @@ public final class Round implements NodeOp.Replies {
                 listenerDue = held;
             }
             if (!held) {
-                l.decided(this);
+                try {
+                    runListener(l);
+                } finally {
+                    wakeWaiter();
+                }
+                return;
             }
         }
+        wakeWaiter();
+    }
+
+    /** Runs the listener; a fault in it is kept for the joined caller (see {@link #join}), and thrown on. */
+    private void runListener(Listener l) {
+        try {
+            l.decided(this);
+        } catch (RuntimeException | Error e) {
+            listenerFault = e;
+            throw e;
+        }
+    }
+
+    private void wakeWaiter() {
         Thread w = waiter;
         if (w != null && w != Thread.currentThread()) {
             // After the listener, which gives the joined caller its result. Never leave a permit on the caller's own
@@ -270,7 +291,7 @@ public final class Round implements NodeOp.Replies {
             listenerDue = false;
         }
         if (fire) {
-            listener.decided(this);
+            runListener(listener);
         }
     }
 
@@ -300,6 +321,14 @@ public final class Round implements NodeOp.Replies {
         waiter = Thread.currentThread();
         boolean interrupted = false;
         while (!done.isDone()) {
+            Throwable fault = listenerFault;
+            if (fault != null) {
+                restoreInterrupt(interrupted);
+                if (fault instanceof Error) {
+                    throw (Error) fault;
+                }
+                throw new IllegalStateException("the round's decision failed", fault);
+            }
             long remaining = dueNanos - ticker.nanoTime();
             if (remaining > 0) {
                 LockSupport.parkNanos(this, remaining);
@@ -312,6 +341,10 @@ public final class Round implements NodeOp.Replies {
                 interrupted = true;
             }
         }
+        restoreInterrupt(interrupted);
+    }
+
+    private static void restoreInterrupt(boolean interrupted) {
         if (interrupted) {
             Thread.currentThread().interrupt();
         }
