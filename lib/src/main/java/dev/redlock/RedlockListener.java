@@ -7,8 +7,9 @@ import java.time.Duration;
  * answer, failed extensions and lost leases. Registered with {@link RedlockConfig.Builder#listener(RedlockListener)}.
  *
  * <p>Methods are called on the threads that learn the outcome (the caller's, a node's I/O thread, the scheduler), so
- * they must be quick, must not block and must be thread-safe. What one throws is logged at WARN and otherwise
- * ignored: a listener never changes an outcome. Every method does nothing by default.
+ * they must be quick, must not block and must be thread-safe. What one throws (an exception, an assertion error or a
+ * linkage error) is logged at WARN and otherwise ignored: a listener never changes an outcome. Every method does
+ * nothing by default.
  */
 public interface RedlockListener {
 
