@@ -197,15 +197,19 @@ class JoinedAcquisitionTest {
 
             @Override
             public double nextDouble() {
-                Call c = call.get();
-                if (c != null && Thread.currentThread().getName().equals("fake-io")) {
+                Call c = Thread.currentThread().getName().equals("fake-io") ? call.getAndSet(null) : null;
+                if (c != null) {
                     c.thread().get().interrupt();
                     c.outcome().join();
                 }
                 return 0.5;
             }
         };
-        engine(op -> releasedElse(op, NodeStatus.TAKEN), b -> b, interruptingDraw);
+        // A per-node timeout far above the fake nodes' answers: the I/O thread, not the caller, decides the round.
+        engine(
+                op -> releasedElse(op, NodeStatus.TAKEN),
+                b -> b.perNodeTimeout(Duration.ofSeconds(5)),
+                interruptingDraw);
         AtomicReference<Thread> t = new AtomicReference<>();
         CompletableFuture<Object> out = new CompletableFuture<>();
         call.set(new Call(t, out));
