@@ -17,7 +17,6 @@ import dev.redlock.RedlockConfig;
 import dev.redlock.RedlockListener;
 import dev.redlock.RoundOutcome;
 import dev.redlock.internal.node.FencingRepair;
-import dev.redlock.internal.node.NodeClient;
 import dev.redlock.internal.node.NodeOp;
 import dev.redlock.internal.node.Quarantine;
 import dev.redlock.internal.script.LockRef;
@@ -25,7 +24,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
@@ -42,14 +40,14 @@ import org.junit.jupiter.api.Test;
  * Blocking calls join the same acquisition (and the same release and extension rounds) as asynchronous ones, and drive
  * their timing on the caller's thread. Here the worst cases of that: a caller that leaves (interrupted) while a round
  * is in flight or being decided, and a listener that throws on a node's I/O thread. Fake nodes answer on one "io"
- * thread, or hold an op until the test answers it (a node that never answers).
+ * thread, or hold an op (a node that never answers).
  */
 class JoinedAcquisitionTest {
 
     private final ScheduledThreadPoolExecutor scheduler = new ScheduledThreadPoolExecutor(1);
     private final ExecutorService io = Executors.newSingleThreadExecutor(r -> new Thread(r, "fake-io"));
     private final ExecutorService callers = Executors.newCachedThreadPool();
-    private final List<HeldNode> nodes = new ArrayList<>();
+    private final List<FakeNode> nodes = new ArrayList<>();
     private QuorumEngine engine;
 
     @AfterEach
@@ -62,46 +60,10 @@ class JoinedAcquisitionTest {
         scheduler.shutdownNow();
     }
 
-    /** Answers each op on the io thread as {@code policy} says, or holds it (null) for the test to answer. */
-    final class HeldNode implements NodeClient {
-        final String name;
-        final Function<NodeOp, NodeStatus> policy;
-        final List<NodeOp> received = new CopyOnWriteArrayList<>();
-        final List<NodeOp> held = new CopyOnWriteArrayList<>();
-
-        HeldNode(String name, Function<NodeOp, NodeStatus> policy) {
-            this.name = name;
-            this.policy = policy;
-        }
-
-        @Override
-        public String name() {
-            return name;
-        }
-
-        @Override
-        public void submit(NodeOp op) {
-            received.add(op);
-            NodeStatus s = policy.apply(op);
-            if (s == null) {
-                held.add(op);
-            } else {
-                io.execute(() -> op.complete(s, s == NodeStatus.ERROR ? new IllegalStateException("fake") : null));
-            }
-        }
-
-        long count(NodeOp.Kind kind) {
-            return received.stream().filter(o -> o.kind() == kind).count();
-        }
-
-        @Override
-        public void close() {}
-    }
-
     private QuorumEngine engine(
             Function<NodeOp, NodeStatus> policy, UnaryOperator<RedlockConfig.Builder> tweak, RandomGenerator random) {
         for (int i = 0; i < 5; i++) {
-            nodes.add(new HeldNode("n" + i, policy));
+            nodes.add(new FakeNode("n" + i, policy, () -> {}, io));
         }
         RedlockConfig config = tweak.apply(RedlockConfig.builder()
                         .nodes("redis://fake:1", "redis://fake:2", "redis://fake:3", "redis://fake:4", "redis://fake:5")
@@ -164,7 +126,8 @@ class JoinedAcquisitionTest {
         await().atMost(Duration.ofSeconds(5)).until(() -> held(NodeOp.Kind.ACQUIRE) == 5);
         for (int i = 0; i < 2; i++) {
             NodeOp op = nodes.get(i).held.remove(0);
-            io.execute(() -> op.complete(NodeStatus.GRANTED, null));
+            FakeNode node = nodes.get(i);
+            io.execute(() -> node.answer(op, NodeStatus.GRANTED));
         }
         await().atMost(Duration.ofSeconds(5)).until(() -> held(NodeOp.Kind.ACQUIRE) == 3);
         await().atMost(Duration.ofSeconds(5)).until(() -> c.thread().get() != null);
