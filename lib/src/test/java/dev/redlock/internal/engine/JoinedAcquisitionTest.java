@@ -230,15 +230,18 @@ class JoinedAcquisitionTest {
      */
     @Test
     void aFaultInARoundsDecisionReachesTheJoinedCaller() {
-        engine(op -> NodeStatus.RELEASED, b -> b, RandomGenerator.getDefault());
+        engine(op -> null, b -> b, RandomGenerator.getDefault()); // held: answered below, once submission ended
         long now = engine.ticker.nanoTime();
         Round round = new Round(NodeOp.Kind.RELEASE, List.of("n0"), 1, now, engine.ticker)
                 .dueAt(now + TimeUnit.SECONDS.toNanos(30))
                 .listener(r -> {
                     throw new IllegalStateException("a fault while deciding");
                 });
-        nodes.get(0).submit(round.op(0, "k", "t", 1_000, now + TimeUnit.SECONDS.toNanos(30)));
+        FakeNode node = nodes.get(0);
+        node.submit(round.op(0, "k", "t", 1_000, now + TimeUnit.SECONDS.toNanos(30)));
         round.endSubmit();
+        NodeOp op = node.held.remove(0);
+        io.execute(() -> node.answer(op, NodeStatus.RELEASED)); // decided on the io thread, where the listener throws
         IllegalStateException e = assertTimeoutPreemptively(
                 Duration.ofSeconds(5),
                 () -> assertThrows(IllegalStateException.class, () -> round.join(new CompletableFuture<>())));
