@@ -292,8 +292,7 @@ public final class JedisNodeClient implements NodeClient {
                     // EVAL, which reloads the script, unless it is an acquire with a command of its key behind it in
                     // this batch, which has run already: sent again, it would run after that one. It fails instead.
                     if (op.isAcquire() && laterForSameKey(ops, i)) {
-                        op.answered = true;
-                        finish(op, NodeStatus.ERROR, e);
+                        refused(op, e);
                         done[i] = true;
                         continue;
                     }
@@ -303,15 +302,12 @@ public final class JedisNodeClient implements NodeClient {
                     noScript.add(i);
                     continue;
                 } catch (JedisDataException e) {
-                    op.answered = true;
-                    finish(op, NodeStatus.ERROR, e);
+                    refused(op, e);
                     done[i] = true;
                     continue;
                 }
                 // A reply of the wrong shape throws: the connection is out of step and is dropped below.
-                NodeStatus status = op.statusOf(reply);
-                op.answered = true;
-                guard.settle(op, status, null, conn);
+                answered(op, reply, conn);
                 done[i] = true;
             }
             if (noScript != null) {
@@ -326,14 +322,11 @@ public final class JedisNodeClient implements NodeClient {
                     try {
                         reply = replies[i].get();
                     } catch (JedisDataException e) {
-                        op.answered = true;
-                        finish(op, NodeStatus.ERROR, e);
+                        refused(op, e);
                         done[i] = true;
                         continue;
                     }
-                    NodeStatus status = op.statusOf(reply);
-                    op.answered = true;
-                    guard.settle(op, status, null, conn);
+                    answered(op, reply, conn);
                     done[i] = true;
                 }
             }
@@ -409,6 +402,22 @@ public final class JedisNodeClient implements NodeClient {
             }
         }
         q.learn(guard.identity(), conn, text, always);
+    }
+
+    /** The node answered {@code op} with an error reply: answered (the node is up), and the vote is an error. */
+    private void refused(NodeOp op, Throwable error) {
+        op.answered = true;
+        finish(op, NodeStatus.ERROR, error);
+    }
+
+    /**
+     * The node answered {@code op} with {@code reply}. A reply of the wrong shape throws before anything is settled:
+     * the connection is out of step, and the caller drops it.
+     */
+    private void answered(NodeOp op, Object reply, Quarantine.Connection conn) {
+        NodeStatus status = op.statusOf(reply);
+        op.answered = true;
+        guard.settle(op, status, null, conn);
     }
 
     private void finish(NodeOp op, NodeStatus status, Throwable error) {
