@@ -168,11 +168,9 @@ class JoinedAcquisitionTest {
                 return 0.5;
             }
         };
-        // A per-node timeout far above the fake nodes' answers: the I/O thread, not the caller, decides the round.
-        engine(
-                op -> releasedElse(op, NodeStatus.TAKEN),
-                b -> b.perNodeTimeout(Duration.ofSeconds(5)),
-                interruptingDraw);
+        // The acquires are held and answered once the caller waits in its round, so the I/O thread decides it (not
+        // the caller at the end of its submission, which would draw the jitter on its own thread).
+        engine(op -> releasedElse(op, null), b -> b.perNodeTimeout(Duration.ofSeconds(5)), interruptingDraw);
         AtomicReference<Thread> t = new AtomicReference<>();
         CompletableFuture<Object> out = new CompletableFuture<>();
         call.set(new Call(t, out));
@@ -184,6 +182,15 @@ class JoinedAcquisitionTest {
                 out.complete(e);
             }
         });
+        await().atMost(Duration.ofSeconds(5))
+                .until(() -> held(NodeOp.Kind.ACQUIRE) == 5
+                        && t.get() != null
+                        && java.util.concurrent.locks.LockSupport.getBlocker(t.get()) instanceof Round);
+        for (int i = 0; i < 3; i++) {
+            FakeNode node = nodes.get(i);
+            NodeOp op = node.held.remove(0);
+            io.execute(() -> node.answer(op, NodeStatus.TAKEN));
+        }
         Object o = out.get(10, TimeUnit.SECONDS);
         assertInstanceOf(InterruptedException.class, o, String.valueOf(o));
         io.submit(() -> {}).get(5, TimeUnit.SECONDS); // the io thread has finished deciding the round
