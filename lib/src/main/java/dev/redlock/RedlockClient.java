@@ -348,8 +348,26 @@ public final class RedlockClient implements AutoCloseable {
     public QuorumLock lock(String name, QuorumPolicy policy) {
         Objects.requireNonNull(name, "name");
         Objects.requireNonNull(policy, "policy");
-        // keyOf checks the name: empty, unpaired surrogates, UTF-8 length.
-        return new QuorumLock(this, engine, new LockRef(name, keyOf(name), policy));
+        // keyOf checks the name: empty, unpaired surrogates, UTF-8 length. With notifications, waiters queue for the
+        // hand-over on the nodes, so that a release wakes one waiter across all clients.
+        return new QuorumLock(
+                this,
+                engine,
+                new LockRef(name, keyOf(name), policy)
+                        .handOver(
+                                config.releaseNotifications() ? handOverWindow().toMillis() : 0));
+    }
+
+    /**
+     * How long a client's place in a lock's hand-over queue lasts on a node without a new attempt: three polls of a
+     * waiter (the retry delay with its jitter), at least 1 s. A client that dies while it waits holds the queue up at
+     * most this long (the waiters behind it retry when its place lapses); one that gives up or closes leaves at once.
+     *
+     * @return the window; derived from {@link RedlockConfig#retryDelay()} and {@link RedlockConfig#retryJitter()}
+     */
+    java.time.Duration handOverWindow() {
+        long poll = (long) Math.ceil(config.retryDelay().toMillis() * (1 + Math.min(config.retryJitter(), 0.999)));
+        return java.time.Duration.ofMillis(Math.max(1_000, 3 * poll));
     }
 
     /**

@@ -64,6 +64,30 @@ class FairLockTest extends RedisBackedTest {
         }
     }
 
+    /**
+     * A forced unlock frees the lock for newcomers at once: the holder's place in the queue goes with its key. Seen
+     * failing before the place went with it: {@code isLocked} said false while the holder's place kept every newcomer
+     * out until it lapsed (up to the queue window, 5 s).
+     */
+    @Test
+    void aForcedUnlockTakesTheHoldersPlaceWithItsKey() throws Exception {
+        String name = uniqueName("fair-forced");
+        RedlockClient admin = client();
+        Lease holder = client().fairLock(name).tryAcquire(Duration.ZERO, LEASE).orElseThrow();
+        admin.forceUnlock(name);
+        assertFalse(admin.isLocked(name));
+        long t0 = System.nanoTime();
+        Optional<Lease> next = client().fairLock(name).tryAcquire(Duration.ofSeconds(4), LEASE);
+        long waitedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
+        assertTrue(next.isPresent(), "a newcomer could not take a force-unlocked fair lock within 4 s");
+        assertTrue(
+                waitedMs < 1_000,
+                "a newcomer took a force-unlocked fair lock only after " + waitedMs
+                        + " ms: the holder's place kept it");
+        next.get().release();
+        assertFalse(holder.extend(LEASE).succeeded(), "the forced-out holder still extends");
+    }
+
     @Test
     void grantsFollowTheOrderAcquisitionsBeganAcrossClients() throws Exception {
         String name = uniqueName("fair-order");

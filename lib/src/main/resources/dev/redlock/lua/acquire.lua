@@ -37,12 +37,22 @@
 --                no preference). Granted when no unexpired reader is left and KEYS[1] is set NX PX; while refused,
 --                the waiter's entry keeps new readers out. Granted, the entry stays as long as the key (its release
 --                removes it), so a round that fails here keeps the place, and a writer that dies frees it with the key.
---   'f'          a fair lock: kind keys {queue (scored by the order), queue expiry (scored by node time)}; words: the
---                order, the waiter's id, how long its place lasts (ms). The waiter takes its place (NX: the first
---                order stays), refreshes its expiry, and is granted only at the head of the queue with KEYS[1] free.
---                Places whose expiry passed are dropped first: a waiter that died loses its place. Granted, the place
---                stays as long as the key, so a round that fails keeps it, and a holder that dies leaves with its key;
---                the lease's release (or giving up) drops it.
+--   'f'          a fair lock: kind keys {queue (scored by the order), queue expiry (scored by node time), holder's
+--                place (the id of the waiter granted here, as long as its place lasts)}; words: the order, the
+--                waiter's id, how long its place lasts (ms). The waiter takes its place (NX: the first order stays),
+--                refreshes its expiry, and is granted only at the head of the queue with KEYS[1] free. Places whose
+--                expiry passed are dropped first: a waiter that died loses its place. Granted, the place stays as long
+--                as the key, so a round that fails keeps it, and a holder that dies leaves with its key; the lease's
+--                release (or giving up, or a forced unlock, which finds it through the holder's place) drops it.
+--   'q'          a plain lock's waiter in the hand-over queue: the same keys and words as 'f', but the place is the
+--                client's (its id for the waiter's), at the order of its oldest waiter (the release of a lease moves
+--                it to the next one's, see release.lua), and it is taken only when refused (a free lock with nobody
+--                queued is granted at once, and costs nothing more); a waiter id '-' (a single attempt) ignores the
+--                queue and takes no place. While places are queued, the lock is granted only to the head, so the
+--                release, which names the head, hands over to one client that every node agrees on (the order is the
+--                clients'), instead of waking a waiter in every client.
+--                Refused on a free lock, the reply's holderTtl is how long the head's place lasts without a new
+--                attempt (as for 'f'): the waiters behind a head that died retry when its place lapses.
 local spec = {}
 for word in string.gmatch(ARGV[3], '%S+') do
   spec[#spec + 1] = word
@@ -66,6 +76,39 @@ end
 local function latest(zset)
   local top = redis.call('ZRANGE', zset, -1, -1, 'WITHSCORES')
   return top[2] and tonumber(top[2]) or nil
+end
+
+-- A queue of waiters ('f', 'q'): drops the places whose expiry (node ms) passed, so a waiter that died loses its place.
+local function dropExpired(queue, expiry, now)
+  local gone = redis.call('ZRANGEBYSCORE', expiry, '-inf', now)
+  for i = 1, #gone do
+    redis.call('ZREM', queue, gone[i])
+  end
+  redis.call('ZREMRANGEBYSCORE', expiry, '-inf', now)
+end
+
+-- Takes the waiter's place at its order (NX: the first order stays) and makes it last window ms from now; the two
+-- sets live as long as their latest place.
+local function takePlace(queue, expiry, order, waiter, window, now)
+  redis.call('ZADD', queue, 'NX', order, waiter)
+  redis.call('ZADD', expiry, string.format('%.0f', now + window), waiter)
+  local keep = string.format('%.0f', latest(expiry) - now)
+  redis.call('PEXPIRE', queue, keep)
+  redis.call('PEXPIRE', expiry, keep)
+end
+
+-- A waiter granted at the head keeps its place only as long as its key (if it dies, the next waiter moves up when
+-- the key expires), and is remembered as the holder's place, which a forced unlock removes.
+local function holdPlace(expiry, holding, waiter, window, now)
+  local lasts = math.min(window, tonumber(ARGV[2]))
+  redis.call('ZADD', expiry, string.format('%.0f', now + lasts), waiter)
+  redis.call('SET', holding, waiter, 'PX', lasts)
+end
+
+-- How long the head's place lasts without a new attempt (ms): a waiter held back by it retries when it lapses.
+local function headLasts(expiry, head, now)
+  local until_ = redis.call('ZSCORE', expiry, head)
+  return until_ and math.max(1, tonumber(until_) - now) or -1
 end
 
 local granted, holder = 0, 0
@@ -139,33 +182,47 @@ elseif kind == 'w' then
     redis.call('PEXPIRE', writers, string.format('%.0f', latest(writers) - now))
   end
 elseif kind == 'f' then
-  local queue, expiry = KEYS[first], KEYS[first + 1]
+  local queue, expiry, holding = KEYS[first], KEYS[first + 1], KEYS[first + 2]
   local now = nowMs()
   local window = tonumber(spec[5])
-  local gone = redis.call('ZRANGEBYSCORE', expiry, '-inf', now)
-  for i = 1, #gone do
-    redis.call('ZREM', queue, gone[i])
-  end
-  redis.call('ZREMRANGEBYSCORE', expiry, '-inf', now)
+  dropExpired(queue, expiry, now)
   if not released then
-    redis.call('ZADD', queue, 'NX', spec[3], spec[4])
-    redis.call('ZADD', expiry, string.format('%.0f', now + window), spec[4])
+    takePlace(queue, expiry, spec[3], spec[4], window, now)
   end
-  local last = latest(expiry)
-  if last then
-    local keep = string.format('%.0f', last - now)
-    redis.call('PEXPIRE', queue, keep)
-    redis.call('PEXPIRE', expiry, keep)
-  end
-  local head = redis.call('ZRANGE', queue, 0, 0)
-  if free and head[1] == spec[4] and redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
+  local head = redis.call('ZRANGE', queue, 0, 0)[1]
+  if free and head == spec[4] and redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
     granted = 1
-    -- The holder keeps its place only as long as its key: if it dies, the next waiter moves up when the key expires.
-    redis.call('ZADD', expiry, string.format('%.0f', now + math.min(window, tonumber(ARGV[2]))), spec[4])
+    holdPlace(expiry, holding, spec[4], window, now)
   else
     holder = redis.call('PTTL', KEYS[1])
     if holder == -2 and free then
-      holder = -1 -- free, but another waiter is first
+      holder = head and headLasts(expiry, head, now) or -1 -- free, but another waiter is first
+    end
+  end
+elseif kind == 'q' then
+  local queue, expiry, holding = KEYS[first], KEYS[first + 1], KEYS[first + 2]
+  local me, window = spec[4], tonumber(spec[5])
+  local head, now = nil, nil
+  -- Nobody queued (the expiry set goes with its last place): a free lock is granted as a plain one, at no extra cost.
+  if me ~= '-' and redis.call('EXISTS', expiry) == 1 then
+    now = nowMs()
+    dropExpired(queue, expiry, now)
+    head = redis.call('ZRANGE', queue, 0, 0)[1]
+  end
+  if free and (head == nil or head == me) and redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
+    granted = 1
+    if head == me then
+      holdPlace(expiry, holding, me, window, now)
+    end
+  else
+    holder = redis.call('PTTL', KEYS[1])
+    if me ~= '-' and not released then
+      now = now or nowMs()
+      takePlace(queue, expiry, spec[3], me, window, now)
+      head = redis.call('ZRANGE', queue, 0, 0)[1]
+    end
+    if holder == -2 and free then
+      holder = (head and head ~= me) and headLasts(expiry, head, now) or -1 -- free, but another waiter is first
     end
   end
 else

@@ -12,12 +12,25 @@
 --            'm n'        several resources: KEYS[1] and the n kind keys are each deleted where they hold the token
 --            'r 2'        a reader: the token leaves the readers set (kind keys {readers, waiting writers})
 --            'w 2 <id>'   a writer that leaves: as plain, and waiter <id> leaves the waiting writers
---            'f 2 <id>'   a fair lock's waiter that leaves: as plain, and waiter <id> leaves the queue (kind keys
---                         {queue, queue expiry})
+--            'f 3 <id>'   a fair lock's waiter that leaves: as plain, and waiter <id> leaves the queue (kind keys
+--                         {queue, queue expiry, holder's place}); '-' for a release that keeps the place
+--            'q 3 <id> <next> <window>'
+--                         a plain lock with a hand-over queue (same keys as 'f'): <id> is the client's place, which
+--                         moves to order <next> (its next waiter's) for <window> ms, or leaves if <next> is '-'; a
+--                         <next> of '~<order>' moves it there only while another place is queued (the client has no
+--                         waiter left, but may come back for the lock: it keeps its turn at the back), else it
+--                         leaves; a <next> of '+<order>' (a failed round's release: the client waits on) takes the
+--                         place at that order if it has none here; a <next> of '=<order>' takes it out only if it is
+--                         still at that order (where a release left it); an <id> of '-' keeps the place as it is
 --
 -- A release that deleted the key publishes on a channel named after the key, with the token's first 8 characters
 -- (what logs show; too little to release anything), so that waiters subscribed to it try again at once instead of
--- at their next poll, and a client hearing one release from several nodes wakes one waiter for it. PUBLISH goes
+-- at their next poll, and a client hearing one release from several nodes wakes one waiter for it. With a queue
+-- ('f', 'q'), the message also names the head of the queue (a space, then its id's first 16 characters): only that
+-- waiter's client wakes it, and the other clients' waiters sleep on, since the nodes would refuse them. In a plain
+-- lock's hand-over queue the head is a client, and the message goes to that client alone, on the key's name followed
+-- by the client's id (the other clients are not even woken to read it), and to the releasing client, which learns
+-- that another client is next (its own release then waits for the nodes' word instead of waking its waiter at once). PUBLISH goes
 -- through pcall: a node whose ACL refuses it still releases (its waiters poll), and the reply is the release's own.
 -- A reader publishes on the writer's key, and only as the last reader leaves: that is what a writer waits for. A
 -- waiter leaving the queue of a free lock publishes its id's first 8 characters: it may have held others back.
@@ -75,24 +88,95 @@ if kind == 'm' then
   return other > 0 and -1 or 0
 end
 
+local queued = kind == 'f' or kind == 'q'
 local left = 0
 if kind == 'w' then
   left = redis.call('ZREM', KEYS[3], spec[3])
-elseif kind == 'f' then
-  left = redis.call('ZREM', KEYS[2], spec[3])
-  redis.call('ZREM', KEYS[3], spec[3])
+elseif queued and spec[3] ~= '-' then
+  if redis.call('GET', KEYS[4]) == spec[3] then
+    redis.call('DEL', KEYS[4])
+  end
+  local next = spec[4] or '-'
+  local keep = kind == 'q' and string.sub(next, 1, 1) == '+'
+  if keep then
+    next = string.sub(next, 2)
+  end
+  if kind == 'q' and string.sub(next, 1, 1) == '~' then
+    next = string.sub(next, 2)
+    local t = redis.call('TIME')
+    local now = t[1] * 1000 + math.floor(t[2] / 1000)
+    local mine = redis.call('ZSCORE', KEYS[3], spec[3])
+    local others = redis.call('ZCOUNT', KEYS[3], '(' .. now, '+inf') - ((mine and tonumber(mine) > now) and 1 or 0)
+    if others <= 0 then
+      next = '-' -- nobody else queues: a place at the back would only hold the next newcomer up
+    end
+  end
+  if kind == 'q' and string.sub(next, 1, 1) == '=' then
+    local at = redis.call('ZSCORE', KEYS[2], spec[3])
+    if at and tonumber(at) == tonumber(string.sub(next, 2)) then
+      left = redis.call('ZREM', KEYS[2], spec[3])
+      redis.call('ZREM', KEYS[3], spec[3])
+    end
+  elseif kind == 'q' and next ~= '-' then
+    -- The client has other waiters (or may come back): its place stays, at the next one's order.
+    local t = redis.call('TIME')
+    local now = t[1] * 1000 + math.floor(t[2] / 1000)
+    if keep then
+      redis.call('ZADD', KEYS[2], 'NX', next, spec[3])
+    else
+      redis.call('ZADD', KEYS[2], next, spec[3])
+    end
+    redis.call('ZADD', KEYS[3], string.format('%.0f', now + tonumber(spec[5])), spec[3])
+    local top = redis.call('ZRANGE', KEYS[3], -1, -1, 'WITHSCORES')
+    local lasts = string.format('%.0f', tonumber(top[2]) - now)
+    redis.call('PEXPIRE', KEYS[2], lasts)
+    redis.call('PEXPIRE', KEYS[3], lasts)
+    left = 1 -- the queue's order changed: on a free lock, another client may be first now
+  else
+    left = redis.call('ZREM', KEYS[2], spec[3])
+    redis.call('ZREM', KEYS[3], spec[3])
+  end
+end
+
+-- The message for the waiters: what was released, and with a queue, who is next (its live head), if anyone.
+local function news(released)
+  if not queued or redis.call('EXISTS', KEYS[3]) == 0 then
+    return released, nil
+  end
+  local t = redis.call('TIME')
+  local now = t[1] * 1000 + math.floor(t[2] / 1000)
+  local gone = redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', now)
+  for i = 1, #gone do
+    redis.call('ZREM', KEYS[2], gone[i])
+  end
+  redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now)
+  local head = redis.call('ZRANGE', KEYS[2], 0, 0)[1]
+  return head and (released .. ' ' .. string.sub(head, 1, 16)) or released, head
+end
+
+-- Tells the waiters (see above).
+local function tell(released)
+  local message, head = news(released)
+  if kind ~= 'q' or not head then
+    redis.pcall('PUBLISH', KEYS[1], message)
+    return
+  end
+  redis.pcall('PUBLISH', KEYS[1] .. head, message)
+  if spec[3] ~= '-' and spec[3] ~= head then
+    redis.pcall('PUBLISH', KEYS[1] .. spec[3], message)
+  end
 end
 
 local current = redis.call('GET', KEYS[1])
 if current == ARGV[1] then
   redis.call('DEL', KEYS[1])
-  redis.pcall('PUBLISH', KEYS[1], string.sub(ARGV[1], 1, 8))
+  tell(string.sub(ARGV[1], 1, 8))
   return 1
 end
 if left == 1 and current == false then
   -- A waiter left a free lock's queue (it gave up): those it held back (readers behind a preferred writer, the next
   -- place of a fair queue) may get in now.
-  redis.pcall('PUBLISH', KEYS[1], string.sub(spec[3], 1, 8))
+  tell(string.sub(kind == 'q' and ARGV[1] or spec[3], 1, 8)) -- a client leaves with a token of its own
 end
 bury()
 if current == false then

@@ -69,7 +69,7 @@ final class Acquisitions extends EnginePart {
      */
     long delayAfter(
             LockRef ref, RoundOutcome failed, WaitRoom.Waiter waiter, int rounds, boolean forever, long remaining) {
-        long delay = queuedDelay(waiter, rounds);
+        long delay = waiter != null && ref.handsOver() ? delayAfterJoining(ref, waiter) : queuedDelay(waiter, rounds);
         if (ref.queues()) {
             // A queued waiter's place lasts a window past each attempt: it comes back well within it.
             delay = Math.min(delay, TimeUnit.MILLISECONDS.toNanos(ref.shape().windowMillis()) / 3);
@@ -81,6 +81,29 @@ final class Acquisitions extends EnginePart {
         return forever ? delay : Math.min(delay, remaining);
     }
 
+    /** A place at the back of a queue: now on the client's wall clock, in microseconds, distinct within the client. */
+    long placeNow() {
+        java.time.Instant now = config.wallClock().instant();
+        long micros = now.getEpochSecond() * 1_000_000L + now.getNano() / 1_000;
+        return lastOrder.accumulateAndGet(micros, (last, t) -> Math.max(last + 1, t));
+    }
+
+    /**
+     * A poll of a waiter in a plain lock's hand-over queue: a third of the place's window if this client hears the
+     * key's releases from a quorum (the release that hands the lock over names the client, so a poll only keeps the
+     * place and catches a message lost with a subscriber connection; polling more often would only cost rounds the
+     * nodes refuse), else as a queued waiter polls.
+     */
+    long delayAfterJoining(LockRef ref, WaitRoom.Waiter waiter) {
+        if (waitRoom.deaf(ref.key(), ref.policy().required(nodes.size()))) {
+            return queuedDelay(waiter, 1);
+        }
+        return Tokens.jittered(
+                random,
+                TimeUnit.MILLISECONDS.toNanos(ref.shape().windowMillis()) / 3,
+                Math.min(config.retryJitter(), 0.999) / 3);
+    }
+
     /** The last fair-lock place this client handed out, in microseconds: places are distinct within a client. */
     private final java.util.concurrent.atomic.AtomicLong lastOrder = new java.util.concurrent.atomic.AtomicLong();
 
@@ -88,14 +111,15 @@ final class Acquisitions extends EnginePart {
      * The lock for one acquisition: a fair lock's waiter (or a writer's) gets the id it keeps through all its rounds,
      * and a fair one its place, read from the wall clock once (so a retry never loses it).
      */
-    LockRef begin(LockRef ref) {
-        if (ref.kind() != LockRef.Kind.FAIR && ref.kind() != LockRef.Kind.WRITE) {
+    LockRef begin(LockRef ref, long waitNanos) {
+        if (ref.handsOver() && (waitNanos == 0 || waitRoom == null)) {
+            return ref.begin("-", 0); // a single attempt takes no place in the hand-over queue
+        }
+        if (ref.kind() != LockRef.Kind.FAIR && ref.kind() != LockRef.Kind.WRITE && !ref.handsOver()) {
             return ref;
         }
-        java.time.Instant now = config.wallClock().instant();
-        long micros = now.getEpochSecond() * 1_000_000L + now.getNano() / 1_000;
-        LockRef begun =
-                ref.begin(Tokens.next(random), lastOrder.accumulateAndGet(micros, (last, t) -> Math.max(last + 1, t)));
+        // A fair waiter has a place of its own; in a hand-over queue, the place is the client's.
+        LockRef begun = ref.begin(ref.handsOver() ? waitRoom.clientId : Tokens.next(random), placeNow());
         if (begun.queues()) {
             queued.add(begun);
         }
@@ -131,16 +155,28 @@ final class Acquisitions extends EnginePart {
             return;
         }
         queued.remove(ref);
-        if (waitRoom != null) {
+        LockRef leaving = ref;
+        if (ref.handsOver()) {
+            // The client's place moves to its next waiter's, or leaves with its last one; the nodes tell the waiters.
+            leaving = ref.handingOver(waitRoom.nextPlace(ref.key(), null));
+        } else if (waitRoom != null) {
             // Waiters of this client that its place (or a writer's entry) held back may get in now.
             waitRoom.released(ref.key(), null);
         }
+        sendLeave(leaving);
+    }
+
+    /** Sends {@code shape}'s leaving release, with no lease token: only the place goes (or moves). Fire-and-forget. */
+    void sendLeave(LockRef shape) {
         long now = ticker.nanoTime();
         Round round = new Round(NodeOp.Kind.RELEASE, names, nodes.size(), now, ticker);
-        // No lease token: only the place goes (the key holds a round's token, never this one).
+        // No lease token: the key holds a round's token, never this one. A client leaving a hand-over queue (which it
+        // may do often) sends a fresh one, which its message carries, so that each of its leaves is news.
+        String token = shape.handsOver() ? Tokens.next(random) : "-";
         engine.fanOut(
                 round,
-                i -> round.op(i, ref.key(), "-", 1, now + perNodeTimeoutNanos).shaped(ref, true));
+                i -> round.op(i, shape.key(), token, 1, now + perNodeTimeoutNanos)
+                        .shaped(shape, true));
     }
 
     void acquisitionEnded(LockRef ref, AcquireResult result, long t0) {
@@ -214,12 +250,27 @@ final class Acquisitions extends EnginePart {
      */
     private Acquisition start(LockRef ref, long ttlMillis, long waitNanos, boolean autoExtend, Thread joiner) {
         engine.quarantine.observeTtl(ttlMillis);
-        Acquisition a = new Acquisition(engine, begin(ref), ttlMillis, waitNanos, autoExtend, joiner);
-        if (waitRoom != null && waitNanos > 0 && a.ref.queues()) {
+        Acquisition a = new Acquisition(engine, begin(ref, waitNanos), ttlMillis, waitNanos, autoExtend, joiner);
+        WaitRoom.Waiter adopted = a.ref.handsOver() && waitNanos > 0
+                ? waitRoom.adopt(ref.key(), a::signalled, a.ref.shape().order())
+                : null;
+        if (adopted != null) {
+            // The client has its place in the nodes' hand-over queue: wait here, with no round of its own until a
+            // release names the client.
+            a.waiter = adopted;
+            a.sleepThenRound(Math.min(
+                    delayAfterJoining(a.ref, adopted),
+                    a.forever ? Long.MAX_VALUE : Math.max(0, a.deadline - ticker.nanoTime())));
+        } else if (a.ref.handsOver()) {
+            a.startRound(); // a place is taken only if refused
+        } else if (waitRoom != null && waitNanos > 0 && a.ref.queues()) {
             // A fair waiter (or a preferred writer) takes its place on the nodes with its first round at once, and in
             // this client's queue now: both in the order acquisitions began, so a release wakes the head.
-            a.waiter =
-                    waitRoom.joinAsyncAt(ref.key(), a::signalled, a.ref.shape().order());
+            a.waiter = waitRoom.joinAsyncAt(
+                    ref.key(),
+                    a::signalled,
+                    a.ref.shape().order(),
+                    a.ref.shape().waiter());
             a.startRound();
         } else if (waitRoom != null && waitNanos > 0 && waitRoom.hasWaiters(ref.key())) {
             // Others of this client already wait for this lock: queue behind them rather than overtake them.

@@ -61,6 +61,8 @@ public final class QuorumEngine implements AutoCloseable {
     final FencingRepair repair;
     /** Acquisitions waiting for a lock, woken by releases; null when release notifications are off. */
     final WaitRoom waitRoom;
+    /** How long a client's place in a plain lock's hand-over queue lasts without a new attempt (see the client's). */
+    final long handOverWindowNanos;
     /** Where the waited-for keys are subscribed; set once by {@link #listen}. */
     private volatile Subscriptions subscriptions = Subscriptions.NONE;
 
@@ -130,7 +132,16 @@ public final class QuorumEngine implements AutoCloseable {
         this.perNodeTimeoutNanos = config.perNodeTimeout().toNanos();
         this.minValidityNanos = config.minValidity().toNanos();
         this.watchdog = new Watchdog(this);
-        this.waitRoom = config.releaseNotifications() ? new WaitRoom(Subscriptions.via(() -> subscriptions)) : null;
+        this.handOverWindowNanos = TimeUnit.MILLISECONDS.toNanos(Math.max(
+                1_000,
+                3 * (long) Math.ceil(config.retryDelay().toMillis() * (1 + Math.min(config.retryJitter(), 0.999)))));
+        this.waitRoom = config.releaseNotifications()
+                ? new WaitRoom(
+                        Subscriptions.via(() -> subscriptions),
+                        Tokens.next(random).substring(0, 16),
+                        nodes.size() / 2 + 1,
+                        roomHooks())
+                : null;
         this.acquireRound = new AcquireRound(this);
         this.fenceRound = new FenceRound(this);
         this.extend = new ExtendRound(this);
@@ -141,12 +152,61 @@ public final class QuorumEngine implements AutoCloseable {
     }
 
     /**
+     * Waits for the release of any of {@code keys} (a semaphore's permits): {@code wake} runs at each release signalled
+     * to it (on the signalling thread: it must not block). Null when release notifications are off.
+     *
+     * @param keys the lock keys
+     * @param wake what a release signal does
+     * @return the watch, to take its signals and close when the wait ends; null without notifications
+     */
+    public ReleaseWatch watchReleases(List<String> keys, Runnable wake) {
+        return waitRoom == null ? null : new ReleaseWatch(waitRoom, keys, wake);
+    }
+
+    /**
+     * How long a waiter woken by releases polls between attempts, in nanoseconds: the retry delay while this client
+     * hears too few nodes for a majority (or notifications are off), else a third of a hand-over window (a poll then
+     * only catches a release whose message was lost).
+     *
+     * @return the poll, before jitter
+     */
+    public long waiterPollNanos() {
+        if (waitRoom == null || !waitRoom.hears(nodes.size() / 2 + 1)) {
+            return config.retryDelay().toNanos();
+        }
+        return handOverWindowNanos / 3;
+    }
+
+    /** The wait room's timer and its way to take this client's place out of a hand-over queue. */
+    private WaitRoom.Hooks roomHooks() {
+        long window = handOverWindowNanos;
+        return new WaitRoom.Hooks() {
+            @Override
+            public boolean later(Runnable task, long delayNanos) {
+                return !closed && schedule(task, delayNanos) != null;
+            }
+
+            @Override
+            public void leave(LockRef ref) {
+                if (!closed) {
+                    acquisitions.sendLeave(ref.leavingPlaceAt(-ref.shape().order()));
+                }
+            }
+
+            @Override
+            public long windowNanos() {
+                return window;
+            }
+        };
+    }
+
+    /**
      * Wakes waiters on the nodes' release notifications as well as on this client's own releases (when release
      * notifications are on). Call once, before the first acquisition.
      */
     public void listen(NodeClients clients) {
         if (waitRoom != null) {
-            subscriptions = clients.listen(waitRoom::released);
+            subscriptions = clients.listen(waitRoom::heard);
         }
     }
 

@@ -237,10 +237,12 @@ final class ReleaseRound extends EnginePart {
     }
 
     void submitRelease(Round round, DefaultLease lease, long sendBy) {
+        // In a hand-over queue, the client's place moves to its next waiter's (or leaves) as the key is released.
+        LockRef ref = lease.ref().handsOver() ? handOver(lease.ref()) : lease.ref();
         CompletableFuture<?> unused = round.allAnswered()
                 .thenRun(() -> retryUnconfirmed(
                         round,
-                        lease.ref(),
+                        ref,
                         true,
                         lease.token(),
                         lease.ttlMillis(),
@@ -248,14 +250,33 @@ final class ReleaseRound extends EnginePart {
                         lease.acquireRound()));
         engine.fanOut(
                 round,
-                i -> releaseOp(
-                        round, i, lease.ref(), true, lease.token(), lease.ttlMillis(), sendBy, lease.acquireRound()));
-        if (waitRoom != null && waitRoom.hasWaiters(lease.key())) {
+                i -> releaseOp(round, i, ref, true, lease.token(), lease.ttlMillis(), sendBy, lease.acquireRound()));
+        if (waitRoom != null && waitRoom.wakesOwnAtRelease(lease.key(), Tokens.prefix(lease.token()))) {
             // Wake this client's longest waiter now, not when the release is confirmed: its acquire goes out behind
             // the release on each node's one connection, so every node runs the release first, and the hand-off
             // costs one round trip instead of two. (The nodes' notifications of this release are deduplicated.)
             waitRoom.released(lease.key(), Tokens.prefix(lease.token()));
         }
+    }
+
+    /**
+     * The release of a lease of a plain lock's hand-over queue: the client's place moves to its next waiter's, or, if
+     * it has none but is likely to come back soon (see {@link WaitRoom#lingers}), to the back of the queue; else it
+     * leaves.
+     */
+    private LockRef handOver(LockRef lease) {
+        if (waitRoom == null) {
+            return lease.handingOver(0);
+        }
+        long next = waitRoom.nextPlace(lease.key(), null);
+        if (next == 0) {
+            // At the back, only if another client's place is queued (see release.lua).
+            LockRef back = lease.handingOver(-engine.acquisitions.placeNow());
+            if (waitRoom.lingers(back)) {
+                return back;
+            }
+        }
+        return lease.handingOver(next);
     }
 
     /** Delays between retries of a release a node did not answer: 50 ms doubling, spread by half, at most 1 s. */

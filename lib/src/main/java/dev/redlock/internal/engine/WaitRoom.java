@@ -1,6 +1,7 @@
 package dev.redlock.internal.engine;
 
 import dev.redlock.internal.node.Subscriptions;
+import dev.redlock.internal.script.LockRef;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
@@ -16,6 +17,17 @@ import java.util.concurrent.ConcurrentHashMap;
  * and by each node that deleted the key, possibly after later releases); signals carry the released token's prefix,
  * and repeats of the key's last few releases are dropped.
  *
+ * <p>A lock with a queue on the nodes (a fair lock, a plain lock's hand-over queue) grants only the head of that
+ * queue, and a node's release names the head: a signal then wakes the named waiter (a fair waiter, by its id) or this
+ * client's oldest waiter (the head is this client's place in the hand-over queue), and nobody when the head is another
+ * client's, so one release wakes one waiter across all clients instead of one per client.
+ *
+ * <p>A client that got a lock its waiters queued for keeps the key's queue here for a while after its last waiter got
+ * in ({@link #lingers}): if it comes back for the lock soon (a loop, a busy service),
+ * the release leaves the client's place in the nodes' queue, at the back, and the new acquisition takes it without a
+ * round of its own. If a release names the place while this client has no waiter, or nobody came back within the
+ * place's window, the place leaves the nodes' queues at once.
+ *
  * <p>Signals only make waiting shorter. The oldest waiter still retries after its retry delay, so a lost or late
  * notification costs it one delay; the others retry later by their place in line (see the engine), so that waiters
  * polling do not overtake the one a release woke. Thread-safe.
@@ -28,16 +40,24 @@ final class WaitRoom {
         private final Runnable wake;
         /** A read-write lock's reader: readers share, so one that gets in wakes the others. */
         private final boolean reader;
-        /** A queued acquisition's place on the nodes (fair lock, preferred writer); 0 when it has none. */
-        private final long place;
+        /** A queued acquisition's place on the nodes (fair lock, preferred writer, hand-over); 0 when it has none. */
+        final long place;
+        /** A fair waiter's id on the nodes, which a release may name as the next to go; null for others. */
+        private final String id;
+
+        /** Whether this waiter's place on the nodes is its client's (a plain lock's hand-over queue). */
+        private boolean handsOver() {
+            return id == null && place != 0;
+        }
         /** Set by a signal, cleared when the waiter retries because of it (guarded by the key's queue). */
         private boolean signalled;
 
-        private Waiter(String key, Runnable wake, boolean reader, long place) {
+        private Waiter(String key, Runnable wake, boolean reader, long place, String id) {
             this.key = key;
             this.wake = wake;
             this.reader = reader;
             this.place = place;
+            this.id = id;
         }
 
         private void wake() {
@@ -52,34 +72,153 @@ final class WaitRoom {
     private static final class Queue {
         final ArrayList<Waiter> waiters = new ArrayList<>();
         final String[] recent = new String[RECENT_RELEASES];
+        /** How many nodes reported each of the recent releases, and whether it woke a waiter already. */
+        final int[] reports = new int[RECENT_RELEASES];
+
+        final boolean[] used = new boolean[RECENT_RELEASES];
         int next;
+        /**
+         * Another client queues for the key: a release named another client's waiter as the head of the nodes' queue,
+         * and none since said that nobody queues, or named this client after a release of its own.
+         */
+        boolean othersFirst;
+        /** The token prefix of this client's last release of the key. */
+        String ownRelease;
+        /** Kept with no waiter after the last one got in, while others queue (see {@link #lingers}). */
+        boolean lingering;
+        /** While lingering: the lock whose release left this client's place on the nodes, if one did. */
+        LockRef leftPlace;
+        /** Counts the lingering spells, so that a timer of an earlier one does nothing. */
+        int spell;
+        /** A release of the key was heard since the queue began: its subscriptions work. */
+        boolean heard;
 
         /** Remembers a release; false if it was signalled already. */
         boolean firstReport(String release) {
-            for (String r : recent) {
-                if (release.equals(r)) {
-                    return false;
+            return use(release, 1);
+        }
+
+        /**
+         * Counts one more report of a release; true once, when it has been reported {@code enough} times (or it is
+         * the first report and {@code enough} is at most 1): then it wakes a waiter.
+         */
+        boolean use(String release, int enough) {
+            int at = -1;
+            for (int i = 0; i < recent.length; i++) {
+                if (release.equals(recent[i])) {
+                    at = i;
+                    break;
                 }
             }
-            recent[next] = release;
-            next = (next + 1) % recent.length;
+            if (at < 0) {
+                at = next;
+                recent[at] = release;
+                reports[at] = 0;
+                used[at] = false;
+                next = (next + 1) % recent.length;
+            }
+            reports[at]++;
+            if (used[at] || reports[at] < enough) {
+                return false;
+            }
+            used[at] = true;
             return true;
         }
     }
 
     private final ConcurrentHashMap<String, Queue> queues = new ConcurrentHashMap<>();
     private final Subscriptions subscriptions;
+    /** This client's place in a hand-over queue on the nodes, as a release names it (16 hex digits). */
+    final String clientId;
 
-    WaitRoom(Subscriptions subscriptions) {
+    private final Hooks hooks;
+    /**
+     * How many nodes must report a release that names a waiter of this client before it wakes it: a majority of the
+     * nodes. Woken by the first report, it would ask the nodes that have not run the release yet, and be refused
+     * there; woken by the reports of a failed round's partial release, it would be refused by the holder's majority.
+     */
+    private final int quorum;
+
+    /** What the room asks of its engine: a timer, and taking a place out of the nodes' hand-over queue. */
+    interface Hooks {
+        /** Runs {@code task} after {@code delayNanos}, on a thread that may not block; false if shut down. */
+        boolean later(Runnable task, long delayNanos);
+
+        /**
+         * Takes this client's place out of the nodes' hand-over queue of {@code ref}'s key if it is still where the
+         * release {@code ref} left it, at the back (fire-and-forget; must not block, nor call back into the room).
+         */
+        void leave(LockRef ref);
+
+        /** How long a place in a hand-over queue lasts without a new attempt, in nanoseconds. */
+        long windowNanos();
+    }
+
+    /** Hooks that never linger: for rooms of tests that need no engine. */
+    static final Hooks NO_HOOKS = new Hooks() {
+        @Override
+        public boolean later(Runnable task, long delayNanos) {
+            return false;
+        }
+
+        @Override
+        public void leave(LockRef ref) {}
+
+        @Override
+        public long windowNanos() {
+            return 0;
+        }
+    };
+
+    WaitRoom(Subscriptions subscriptions, String clientId) {
+        this(subscriptions, clientId, 1, NO_HOOKS);
+    }
+
+    WaitRoom(Subscriptions subscriptions, String clientId, int quorum, Hooks hooks) {
         this.subscriptions = subscriptions;
+        this.clientId = clientId;
+        this.quorum = quorum;
+        this.hooks = hooks;
+    }
+
+    /**
+     * Listens for the key's releases: on its own channel (every release, heard by every client waiting for it) and on
+     * its channel for this client (a release that hands the key over to this client's place in a hand-over queue).
+     */
+    private void subscribe(String key) {
+        subscriptions.subscribe(key);
+        subscriptions.subscribe(key + clientId);
+    }
+
+    private void unsubscribe(String key) {
+        subscriptions.unsubscribe(key);
+        subscriptions.unsubscribe(key + clientId);
+    }
+
+    /**
+     * A release heard on {@code channel}: the key's own channel, or its channel for this client (the key followed by
+     * this client's id; a lock key ends with '}', so no key's own channel ends so).
+     */
+    void heard(String channel, String message) {
+        boolean mine = channel.length() > clientId.length()
+                && channel.endsWith(clientId)
+                && channel.charAt(channel.length() - clientId.length() - 1) == '}';
+        released(mine ? channel.substring(0, channel.length() - clientId.length()) : channel, message);
+    }
+
+    /** Whether this client hears releases from at least {@code quorum} nodes now. */
+    boolean hears(int quorum) {
+        return subscriptions.listening() >= quorum;
     }
 
     /**
      * Joins the key's queue at the acquisition's place on the nodes: the place was taken before joining, so two
      * acquisitions may join in the other order, and a release must wake the one the nodes will grant.
+     *
+     * @param id the waiter's id on the nodes if it has a place of its own there (a fair waiter), or null
      */
-    Waiter joinAsyncAt(String key, Runnable wake, long place) {
-        return join(new Waiter(key, wake, false, place));
+    Waiter joinAsyncAt(String key, Runnable wake, long place, String id) {
+        return join(new Waiter(key, wake, false, place, id));
     }
 
     /** Joins the key's queue as an asynchronous acquisition; {@code wake} must not block (it runs on the signaller). */
@@ -89,26 +228,34 @@ final class WaitRoom {
 
     /** Joins as an asynchronous acquisition; {@code reader}: a read-write lock's reader. */
     Waiter joinAsync(String key, Runnable wake, boolean reader) {
-        return join(new Waiter(key, wake, reader, 0));
+        return join(new Waiter(key, wake, reader, 0, null));
     }
 
     private Waiter join(Waiter w) {
         queues.compute(w.key, (k, q) -> {
             if (q == null) {
                 q = new Queue();
-                subscriptions.subscribe(k);
+                subscribe(k);
             }
-            int at = q.waiters.size();
-            if (w.place != 0) {
-                // Behind every waiter without a place (they joined earlier) and every earlier place.
-                while (at > 0 && q.waiters.get(at - 1).place > w.place) {
-                    at--;
-                }
+            if (q.lingering) {
+                q.lingering = false; // back for the lock: this waiter takes the client's place
+                q.leftPlace = null;
             }
-            q.waiters.add(at, w);
+            insert(q, w);
             return q;
         });
         return w;
+    }
+
+    /** Puts {@code w} in line: behind every waiter without a place (they joined earlier) and every earlier place. */
+    private static void insert(Queue q, Waiter w) {
+        int at = q.waiters.size();
+        if (w.place != 0) {
+            while (at > 0 && q.waiters.get(at - 1).place > w.place) {
+                at--;
+            }
+        }
+        q.waiters.add(at, w);
     }
 
     /**
@@ -125,7 +272,10 @@ final class WaitRoom {
                 next[0] = oldestUnsignalled(q);
             }
             if (q.waiters.isEmpty()) {
-                subscriptions.unsubscribe(k);
+                if (w.handsOver() && linger(k, q)) {
+                    return q;
+                }
+                unsubscribe(k);
                 return null;
             }
             return q;
@@ -157,14 +307,49 @@ final class WaitRoom {
     }
 
     /**
-     * The key was released (its lease's token starts with {@code release}): wakes the oldest waiter without a signal,
-     * once per release however many times it is reported.
+     * The key was released: {@code message} is the released token's prefix, then, if the nodes queue waiters for the
+     * key, a space and the head's id (see {@code release.lua}); null for a release of this client's with nothing to
+     * tell apart. Wakes the named waiter: a fair waiter of this client by its id, this client's oldest waiter without
+     * a signal when the head is this client's place, nobody when it is another client's; without a head, the oldest
+     * waiter without a signal. Once per release however many nodes report it.
      */
-    void released(String key, String release) {
+    void released(String key, String message) {
+        int space = message == null ? -1 : message.indexOf(' ');
+        String release = space < 0 ? message : message.substring(0, space);
+        String head = space < 0 ? null : message.substring(space + 1);
         Waiter[] target = new Waiter[1];
         queues.computeIfPresent(key, (k, q) -> {
-            if (release != null && !q.firstReport(release)) {
-                return q; // already signalled: by this client's own release, or by another node
+            q.heard = true;
+            if (q.lingering && q.leftPlace != null && (head == null || head.equals(clientId))) {
+                // Nobody came back for the place a release left: it goes if it is next; a node that queues nobody
+                // did not keep it (see release.lua).
+                if (head != null) {
+                    // Sent before the queue goes, so that a new acquisition of this client, which then takes a place
+                    // with a round of its own, reaches each node after it.
+                    hooks.leave(q.leftPlace);
+                }
+                unsubscribe(k);
+                return null;
+            }
+            Waiter named = head == null || head.equals(clientId) ? null : byId(q, head);
+            if (named != null) {
+                q.othersFirst = false;
+                if (q.use(release, quorum) && !named.signalled) {
+                    named.signalled = true;
+                    target[0] = named;
+                }
+                return q;
+            }
+            boolean foreign = head != null && !head.equals(clientId);
+            if (foreign) {
+                q.othersFirst = true;
+            } else if (head == null || (release != null && release.equals(q.ownRelease))) {
+                q.othersFirst = false; // nobody queues, or this client's own release named it: nobody else is ahead
+            }
+            if (foreign || (release != null && !q.use(release, head == null ? 1 : quorum))) {
+                // Another client's turn; or signalled already (by this client's release, or by enough nodes); or not
+                // yet reported by enough nodes.
+                return q;
             }
             target[0] = oldestUnsignalled(q);
             return q;
@@ -191,6 +376,98 @@ final class WaitRoom {
         }
     }
 
+    /**
+     * Keeps an empty queue for a hand-over window, still subscribed, so that a release of the lock can leave the
+     * client's place on the nodes for its next acquisition. Guarded by the key's bin lock.
+     */
+    private boolean linger(String key, Queue q) {
+        int spell = ++q.spell;
+        if (!hooks.later(() -> endLingering(key, spell), hooks.windowNanos())) {
+            return false;
+        }
+        q.lingering = true;
+        q.leftPlace = null;
+        return true;
+    }
+
+    /** A lingering spell ended: nobody came back; a place the release left goes (it would hold the queue up). */
+    private void endLingering(String key, int spell) {
+        queues.computeIfPresent(key, (k, q) -> {
+            if (!q.lingering || q.spell != spell) {
+                return q;
+            }
+            if (q.leftPlace != null) {
+                hooks.leave(q.leftPlace); // before the queue goes: see released
+            }
+            unsubscribe(k);
+            return null;
+        });
+    }
+
+    /**
+     * A lease of this client's is released while the key's queue lingers with no waiter: whether the release should
+     * leave the client's place on the nodes, at the back, for an acquisition that comes back soon. The place goes at
+     * once if a release names it while nobody came back, and when the window ends.
+     */
+    boolean lingers(LockRef ref) {
+        boolean[] yes = new boolean[1];
+        queues.computeIfPresent(ref.key(), (k, q) -> {
+            if (q.lingering && q.waiters.isEmpty()) {
+                int spell = ++q.spell;
+                if (hooks.later(() -> endLingering(k, spell), hooks.windowNanos())) {
+                    q.leftPlace = ref;
+                    yes[0] = true;
+                }
+            }
+            return q;
+        });
+        return yes[0];
+    }
+
+    /** The waiter whose id starts with {@code head}, or null. */
+    private static Waiter byId(Queue q, String head) {
+        for (Waiter w : q.waiters) {
+            if (w.id != null && w.id.startsWith(head)) {
+                return w;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * This client releases the key (its lease's token starts with {@code release}): whether it should wake its
+     * oldest waiter of the key at once, ahead of the nodes' word. Yes if it has one and no other client is known to
+     * queue for the key (then the nodes would refuse this client's waiter, and the release's own message wakes the
+     * right one).
+     */
+    boolean wakesOwnAtRelease(String key, String release) {
+        boolean[] wake = new boolean[1];
+        queues.computeIfPresent(key, (k, q) -> {
+            q.ownRelease = release;
+            wake[0] = !q.othersFirst && !q.waiters.isEmpty();
+            return q;
+        });
+        return wake[0];
+    }
+
+    /**
+     * The place of this client's oldest waiter of the key that holds no lease yet, other than {@code leaving}; 0 if
+     * none: where this client's place in a hand-over queue moves when a lease is released or an acquisition leaves.
+     */
+    long nextPlace(String key, Waiter leaving) {
+        long[] place = new long[1];
+        queues.computeIfPresent(key, (k, q) -> {
+            for (Waiter w : q.waiters) {
+                if (w != leaving) {
+                    place[0] = w.place;
+                    break;
+                }
+            }
+            return q;
+        });
+        return place[0];
+    }
+
     /** Marks and returns the oldest waiter holding no signal; null if every waiter already holds one. */
     private static Waiter oldestUnsignalled(Queue q) {
         for (Waiter w : q.waiters) {
@@ -204,7 +481,46 @@ final class WaitRoom {
 
     /** Whether some acquisition of this client already waits for the key: a newcomer queues behind it. */
     boolean hasWaiters(String key) {
-        return queues.containsKey(key);
+        boolean[] any = new boolean[1];
+        queues.computeIfPresent(key, (k, q) -> {
+            any[0] = !q.waiters.isEmpty();
+            return q;
+        });
+        return any[0];
+    }
+
+    /**
+     * A new acquisition of a plain lock's hand-over queue joins this client's waiters without a round of its own if
+     * the client has its place in the nodes' queue: others of this client wait (the place is at the oldest one's
+     * order), or a release left the place at the back for it. Null if not: it then takes a place with its first
+     * round, if refused.
+     */
+    Waiter adopt(String key, Runnable wake, long place) {
+        Waiter w = new Waiter(key, wake, false, place, null);
+        boolean[] joined = new boolean[1];
+        queues.computeIfPresent(key, (k, q) -> {
+            if (!q.waiters.isEmpty() || q.leftPlace != null) {
+                q.lingering = false;
+                q.leftPlace = null;
+                insert(q, w);
+                joined[0] = true;
+            }
+            return q;
+        });
+        return joined[0] ? w : null;
+    }
+
+    /**
+     * Whether a waiter of the key polls as if there were no notifications: its client hears too few nodes, or it
+     * heard nothing for the key yet (its subscriptions may still be on their way, and a release that named it then
+     * went unheard).
+     */
+    boolean deaf(String key, int quorum) {
+        if (!hears(quorum)) {
+            return true;
+        }
+        Queue q = queues.get(key);
+        return q == null || !q.heard;
     }
 
     /** How many waiters of the key are ahead of {@code w} (0 for the oldest). */

@@ -73,6 +73,11 @@ public final class NodeClients implements AutoCloseable {
                     s.unsubscribe(key);
                 }
             }
+
+            @Override
+            public int listening() {
+                return NodeClients.this.listening();
+            }
         };
     }
 

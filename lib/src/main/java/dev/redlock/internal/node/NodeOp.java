@@ -229,9 +229,12 @@ public final class NodeOp {
         return value;
     }
 
-    /** Gives this op the shape of {@code lock} (ignored for a plain lock, whose commands stay as they were). */
+    /**
+     * Gives this op the shape of {@code lock} (ignored for a plain lock without a hand-over queue, whose commands stay
+     * as they were).
+     */
     public NodeOp shaped(LockRef lock, boolean leavingQueue) {
-        this.ref = lock.kind() == LockRef.Kind.PLAIN ? null : lock;
+        this.ref = lock.shape().equals(LockRef.Shape.PLAIN) ? null : lock;
         this.leaving = leavingQueue;
         return this;
     }
@@ -358,7 +361,7 @@ public final class NodeOp {
                 return script(LuaScript.INSPECT, new String[] {key}, new String[0]);
             case FORCE_RELEASE:
                 // The token field carries the holder's prefix the inspection saw on this node.
-                return script(LuaScript.FORCE, new String[] {key}, new String[] {token});
+                return script(LuaScript.FORCE, LockRef.forceKeys(key).toArray(new String[0]), new String[] {token});
             default:
                 throw new IllegalStateException("unknown op " + kind);
         }

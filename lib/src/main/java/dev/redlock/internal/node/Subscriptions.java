@@ -25,6 +25,11 @@ public interface Subscriptions {
             public void unsubscribe(String key) {
                 current.get().unsubscribe(key);
             }
+
+            @Override
+            public int listening() {
+                return current.get().listening();
+            }
         };
     }
 
@@ -33,4 +38,12 @@ public interface Subscriptions {
 
     /** The key's last waiter left; never blocks. */
     void unsubscribe(String key);
+
+    /**
+     * How many nodes this client hears releases from now (subscriber connections up and subscribed): a waiter whose
+     * client hears too few of them for a quorum polls as often as if there were no notifications. 0 by default.
+     */
+    default int listening() {
+        return 0;
+    }
 }

@@ -11,7 +11,10 @@ public record LockRef(String name, String key, QuorumPolicy policy, boolean fenc
 
     /** The lock kinds; each is one set of script words (see {@code acquire.lua}). */
     public enum Kind {
-        /** A mutex on one key: RedLock, MultiLock, a semaphore's permit. */
+        /**
+         * A mutex on one key: RedLock, MultiLock, a semaphore's permit. With a {@link Shape#windowMillis()}, its
+         * waiters queue for the hand-over (see {@link LockRef#handOver}).
+         */
         PLAIN,
         /** Several resources at once, all or none: the key is the first of {@link Shape#resources()}. */
         MULTI,
@@ -28,12 +31,14 @@ public record LockRef(String name, String key, QuorumPolicy policy, boolean fenc
      *
      * @param kind the kind
      * @param resources {@link Kind#MULTI}: every resource's key, sorted (the lock key is the first); empty otherwise
-     * @param windowMillis {@link Kind#FAIR}: how long a waiter's place lasts without a new attempt;
+     * @param windowMillis {@link Kind#FAIR}, {@link Kind#PLAIN} with a hand-over queue: how long a waiter's place lasts
+     *     without a new attempt (0: a plain lock without one);
      *     {@link Kind#WRITE}: how long a waiting writer keeps new readers out without a new attempt (0: no preference)
-     * @param waiter {@link Kind#FAIR}, {@link Kind#WRITE}: the acquisition's waiter id, the same for all its rounds and
-     *     kept by its lease ("" before {@link #begin}); "-" otherwise
-     * @param order {@link Kind#FAIR}: the acquisition's place in the queue (microseconds of the client's wall clock when
-     *     it began; ties go by waiter id)
+     * @param waiter {@link Kind#FAIR}, {@link Kind#WRITE}, {@link Kind#PLAIN} with a hand-over queue: the
+     *     acquisition's waiter id, the same for all its rounds and kept by its lease ("" before {@link #begin}); "-"
+     *     otherwise, and for a single attempt, which takes no place
+     * @param order {@link Kind#FAIR}, {@link Kind#PLAIN} with a hand-over queue: the acquisition's place in the queue
+     *     (microseconds of the client's wall clock when it began; ties go by waiter id)
      * @param writerToken {@link Kind#READ}: the token of the write lease the acquiring thread holds, which lets its
      *     reader in; "-" if none
      */
@@ -108,6 +113,55 @@ public record LockRef(String name, String key, QuorumPolicy policy, boolean fenc
         }
     }
 
+    /**
+     * This plain lock with a hand-over queue whose places last {@code windowMillis} between attempts (see {@code
+     * acquire.lua}, kind 'q'): its waiters take a place when refused, and a release names the queue's head, so it
+     * hands over to one waiter that every node agrees on. Other kinds are returned unchanged.
+     */
+    public LockRef handOver(long windowMillis) {
+        if (shape.kind() != Kind.PLAIN || windowMillis <= 0) {
+            return this;
+        }
+        return new LockRef(name, key, policy, fenced, new Shape(Kind.PLAIN, List.of(), windowMillis, "", 0, "-"));
+    }
+
+    /**
+     * This plain lock's hand-over place for a release or a leaving acquisition: the client's place in the queue moves
+     * to {@code nextPlace} (the place of its oldest waiter left), or leaves the queue if 0; if negative, it moves to
+     * {@code -nextPlace} only while another client's place is queued (the client has no waiter left but is likely
+     * to come back), else it leaves. Other kinds are returned unchanged.
+     */
+    public LockRef handingOver(long nextPlace) {
+        if (!handsOver()) {
+            return this;
+        }
+        return new LockRef(
+                name,
+                key,
+                policy,
+                fenced,
+                new Shape(Kind.PLAIN, List.of(), shape.windowMillis(), shape.waiter(), nextPlace, "-"));
+    }
+
+    /**
+     * This plain lock's release that takes the client's place out of the hand-over queue only if it is still at
+     * {@code order} (the back, where a release left it for an acquisition that did not come): a newer acquisition of
+     * the client may have taken it since, and keeps it.
+     */
+    public LockRef leavingPlaceAt(long order) {
+        return new LockRef(
+                name,
+                key,
+                policy,
+                fenced,
+                new Shape(Kind.PLAIN, List.of(), shape.windowMillis(), shape.waiter(), 0, "=" + order));
+    }
+
+    /** Whether this is a plain lock with a hand-over queue. */
+    public boolean handsOver() {
+        return shape.kind() == Kind.PLAIN && shape.windowMillis() > 0;
+    }
+
     /** The hold id of the other half of a read-write lock (the writer of a reader, the reader of a writer). */
     public String siblingHoldId() {
         Kind other = shape.kind() == Kind.READ ? Kind.WRITE : Kind.READ;
@@ -116,15 +170,18 @@ public record LockRef(String name, String key, QuorumPolicy policy, boolean fenc
 
     /** Whether the kind keeps a waiter's entry on the nodes between rounds, to be removed when it gives up. */
     public boolean queues() {
-        return shape.kind() == Kind.FAIR || (shape.kind() == Kind.WRITE && shape.windowMillis() > 0);
+        return shape.kind() == Kind.FAIR
+                || (shape.kind() == Kind.WRITE && shape.windowMillis() > 0)
+                || (handsOver() && !shape.waiter().equals("-"));
     }
 
     /**
-     * This lock for one acquisition: a fair lock or a writer gets its waiter id, and a fair lock its place (taken from
+     * This lock for one acquisition: a fair lock, a writer or a plain lock with a hand-over queue gets its waiter id
+     * ("-" for a plain lock's single attempt, which takes no place), and a fair or plain one its place (taken from
      * {@code orderMicros}); other kinds are returned unchanged.
      */
     public LockRef begin(String waiter, long orderMicros) {
-        if (shape.kind() != Kind.FAIR && shape.kind() != Kind.WRITE) {
+        if (shape.kind() != Kind.FAIR && shape.kind() != Kind.WRITE && !handsOver()) {
             return this;
         }
         return new LockRef(
@@ -137,7 +194,7 @@ public record LockRef(String name, String key, QuorumPolicy policy, boolean fenc
                         shape.resources(),
                         shape.windowMillis(),
                         waiter,
-                        shape.kind() == Kind.FAIR ? orderMicros : 0,
+                        shape.kind() == Kind.WRITE ? 0 : orderMicros,
                         shape.writerToken()));
     }
 
@@ -160,10 +217,20 @@ public record LockRef(String name, String key, QuorumPolicy policy, boolean fenc
             case WRITE:
                 return List.of(readersKey(), key + ":wq");
             case FAIR:
-                return List.of(key + ":q", key + ":qe");
+                return queueKeys();
             default:
-                return List.of();
+                return handsOver() ? queueKeys() : List.of();
         }
+    }
+
+    /** A queue's keys: the places by order, their expiry, and the place of the waiter granted (see acquire.lua). */
+    private List<String> queueKeys() {
+        return List.of(key + ":q", key + ":qe", key + ":qh");
+    }
+
+    /** The keys a forced unlock of {@code key} gives the script, whatever the lock's kind: a queue's, if it has one. */
+    public static List<String> forceKeys(String key) {
+        return List.of(key, key + ":q", key + ":qe", key + ":qh");
     }
 
     /** The acquire script's ARGV[3]: the fenced flag, then the kind and its words. */
@@ -179,13 +246,16 @@ public record LockRef(String name, String key, QuorumPolicy policy, boolean fenc
             case FAIR:
                 return flag + " f " + shape.order() + " " + shape.waiter() + " " + shape.windowMillis();
             default:
-                return flag;
+                return handsOver()
+                        ? flag + " q " + shape.order() + " " + shape.waiter() + " " + shape.windowMillis()
+                        : flag;
         }
     }
 
     /**
      * The kind's keys for a release; {@code leaving}: the lease (or the acquisition) ends, so a fair waiter or a
-     * writer also leaves its queue. A failed round's release keeps the place.
+     * writer also leaves its queue. A failed round's release keeps the place. A queue's release always has its keys:
+     * it names the queue's head to the waiters.
      */
     public List<String> releaseKeys(boolean leaving) {
         switch (shape.kind()) {
@@ -194,10 +264,11 @@ public record LockRef(String name, String key, QuorumPolicy policy, boolean fenc
             case READ:
                 return List.of(readersKey());
             case WRITE:
-            case FAIR:
                 return leaving && queues() ? acquireKeys() : List.of();
+            case FAIR:
+                return queueKeys();
             default:
-                return List.of();
+                return handsOver() ? queueKeys() : List.of();
         }
     }
 
@@ -211,9 +282,26 @@ public record LockRef(String name, String key, QuorumPolicy policy, boolean fenc
             case WRITE:
                 return leaving && queues() ? "w 2 " + shape.waiter() : null;
             case FAIR:
-                return leaving ? "f 2 " + shape.waiter() : null;
+                return "f 3 " + (leaving ? shape.waiter() : "-");
             default:
-                return null;
+                if (!handsOver()) {
+                    return null;
+                }
+                if (!leaving) {
+                    // A failed round's release: the client waits on, so it takes its place where the round was
+                    // granted (the refusing nodes gave it one), and every node queues it the same way.
+                    return shape.waiter().equals("-")
+                            ? "q 3 - - 0"
+                            : "q 3 " + shape.waiter() + " +" + shape.order() + " " + shape.windowMillis();
+                }
+                // The client's place moves to its next waiter's, or leaves (if still where a release left it).
+                return "q 3 " + shape.waiter() + " "
+                        + (shape.writerToken().startsWith("=")
+                                ? shape.writerToken()
+                                : shape.order() > 0
+                                        ? Long.toString(shape.order())
+                                        : shape.order() < 0 ? "~" + -shape.order() : "-")
+                        + " " + shape.windowMillis();
         }
     }
 

@@ -14,17 +14,19 @@ class WaitRoomTest {
 
     private final List<String> subscriptions = new ArrayList<>();
     private final List<String> woken = new ArrayList<>();
-    private final WaitRoom room = new WaitRoom(new Subscriptions() {
-        @Override
-        public void subscribe(String key) {
-            subscriptions.add("+" + key);
-        }
+    private final WaitRoom room = new WaitRoom(
+            new Subscriptions() {
+                @Override
+                public void subscribe(String key) {
+                    subscriptions.add("+" + key);
+                }
 
-        @Override
-        public void unsubscribe(String key) {
-            subscriptions.add("-" + key);
-        }
-    });
+                @Override
+                public void unsubscribe(String key) {
+                    subscriptions.add("-" + key);
+                }
+            },
+            "c0ffee00c0ffee00");
 
     private WaitRoom.Waiter join(String key, String name) {
         return room.joinAsync(key, () -> woken.add(name));
@@ -45,12 +47,46 @@ class WaitRoomTest {
     }
 
     @Test
+    void aReleaseNamingAnotherClientAsNextWakesNobodyHere() {
+        // The nodes grant only the head of their hand-over queue: waking a waiter of this client would cost it a round
+        // the nodes refuse, once per client and release.
+        join("k", "a");
+        room.released("k", "t1 0123456789abcdef");
+        assertEquals(List.of(), woken);
+        assertFalse(room.wakesOwnAtRelease("k", "t0"), "another client queues: the client's own release waits too");
+        room.released("k", "t2 c0ffee00c0ffee00"); // this client's turn: its oldest waiter goes
+        room.released("k", "t2 c0ffee00c0ffee00"); // the same release, from another node
+        assertEquals(List.of("a"), woken);
+        assertFalse(room.wakesOwnAtRelease("k", "t3"), "others may still queue behind this client");
+        room.released("k", "t3 c0ffee00c0ffee00"); // this client's own release named it: nobody else is ahead
+        assertTrue(room.wakesOwnAtRelease("k", "t4"));
+    }
+
+    @Test
+    void aReleaseNamingAFairWaiterWakesThatWaiterEvenIfItIsNotTheOldest() {
+        room.joinAsyncAt("k", () -> woken.add("old"), 10, "aaaaaaaaaaaaaaaa0000000000000000");
+        room.joinAsyncAt("k", () -> woken.add("named"), 20, "bbbbbbbbbbbbbbbb0000000000000000");
+        room.released("k", "t1 bbbbbbbbbbbbbbbb");
+        room.released("k", "t1 bbbbbbbbbbbbbbbb"); // another node: the named waiter holds its signal already
+        assertEquals(List.of("named"), woken);
+    }
+
+    @Test
+    void theNextPlaceIsTheOldestWaitersOtherThanTheOneLeaving() {
+        WaitRoom.Waiter first = room.joinAsyncAt("k", () -> {}, 10, null);
+        room.joinAsyncAt("k", () -> {}, 20, null);
+        assertEquals(20, room.nextPlace("k", first));
+        assertEquals(10, room.nextPlace("k", null));
+        assertEquals(0, room.nextPlace("other", null));
+    }
+
+    @Test
     void waitersWithPlacesOnTheNodesWaitInTheOrderOfTheirPlacesNotOfJoining() {
         // Two threads took places 20 and 10, then joined in the other order: the release must wake place 10, the
         // one the nodes will grant, or it is refused and the lock sits free until someone polls.
-        room.joinAsyncAt("k", () -> woken.add("twenty"), 20);
-        room.joinAsyncAt("k", () -> woken.add("ten"), 10);
-        room.joinAsyncAt("k", () -> woken.add("thirty"), 30);
+        room.joinAsyncAt("k", () -> woken.add("twenty"), 20, null);
+        room.joinAsyncAt("k", () -> woken.add("ten"), 10, null);
+        room.joinAsyncAt("k", () -> woken.add("thirty"), 30, null);
         room.released("k", "t1");
         room.released("k", "t2");
         room.released("k", "t3");
@@ -94,7 +130,18 @@ class WaitRoomTest {
         room.leave(b, true);
         room.released("k", "t1"); // nobody waits: nothing happens
         room.leave(c, false);
-        assertEquals(List.of("+k", "+other", "-k", "-other"), subscriptions);
+        // Each key's own channel, and its channel for this client (a hand-over queue's release that names the client).
+        assertEquals(
+                List.of(
+                        "+k",
+                        "+kc0ffee00c0ffee00",
+                        "+other",
+                        "+otherc0ffee00c0ffee00",
+                        "-k",
+                        "-kc0ffee00c0ffee00",
+                        "-other",
+                        "-otherc0ffee00c0ffee00"),
+                subscriptions);
         assertEquals(0, room.keys());
         assertTrue(woken.isEmpty());
     }
