@@ -2,6 +2,7 @@ package dev.redlock;
 
 import dev.redlock.internal.Background;
 import dev.redlock.internal.engine.QuorumEngine;
+import dev.redlock.internal.engine.ReleaseWatch;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -30,8 +31,12 @@ import java.util.concurrent.locks.LockSupport;
  * client that believes in more permits uses more of them. Its keys are those of the locks
  * {@code name + "/permit-0"} ... {@code name + "/permit-(permits-1)"}; do not use those names for locks of your own.
  *
- * <p>Waiting: a full pass that finds every permit held sleeps the retry delay (never past the moment the first
- * holder's keys expire) and passes again; permits are not woken by releases, so a semaphore's waiters poll.
+ * <p>Waiting: a full pass that finds every permit held sleeps until a permit is released, and passes again. With
+ * release notifications (the default) the waiter is in this client's wait queue of every permit, so a release of any
+ * permit, by this client or heard from the nodes, wakes it (one waiter of each client per release, the one waiting
+ * longest); it still polls, in case a message was lost: after the retry delay while this client hears too few nodes,
+ * else after a third of {@link RedlockClient#handOverWindow()}. Without notifications it polls after the retry delay.
+ * It never sleeps past the moment the first holder's keys expire.
  *
  * <p>Thread-safe. Instances are cheap. Not reentrant: every acquisition takes another permit. Blocking
  * ({@link #tryAcquire(Duration)}) and asynchronous ({@link #tryAcquireAsync(Duration)}) acquisitions share the permits.
@@ -174,13 +179,29 @@ public final class QuorumSemaphore {
         boolean anyDecided;
         AcquireResult last;
         long freesIn;
+        /** Signalled by the release of any permit, once the first pass found every permit held. */
+        ReleaseWatch watch;
+        /** Between passes: set by each sleep, cleared by whichever of its timer and a release signal ends it. */
+        final java.util.concurrent.atomic.AtomicBoolean asleep = new java.util.concurrent.atomic.AtomicBoolean();
+
+        volatile java.util.concurrent.ScheduledFuture<?> timer;
 
         AsyncPass(Duration leaseTime, long deadline) {
             this.leaseTime = leaseTime;
             this.deadline = deadline;
+            CompletableFuture<?> unused = result.whenComplete((r, e) -> {
+                ReleaseWatch w = watch;
+                if (w != null) {
+                    w.close();
+                }
+            });
         }
 
         void start() {
+            ReleaseWatch w = watch;
+            if (w != null) {
+                w.takeSignal(); // this pass answers the releases signalled so far
+            }
             start = ThreadLocalRandom.current().nextInt(permits);
             tried = 0;
             anyDecided = false;
@@ -233,61 +254,152 @@ public final class QuorumSemaphore {
                 }
                 return;
             }
-            if (engine.schedule(this::start, Math.min(Math.min(retryDelayNanos(), freesIn), remaining)) == null) {
+            if (watch == null && !result.isDone()) {
+                watch = engine.watchReleases(keys(), this::signalled);
+                if (watch != null) {
+                    if (result.isDone()) {
+                        watch.close(); // cancelled meanwhile: its completion may have run before the watch was set
+                        return;
+                    }
+                    wakeNow(); // a permit released before the watch began would go unheard: pass once more
+                    return;
+                }
+            }
+            asleep.set(true);
+            timer = engine.schedule(this::wake, Math.min(Math.min(pollNanos(watch), freesIn), remaining));
+            if (timer == null) {
                 result.completeExceptionally(closed());
+            } else if (watch != null && watch.signalled()) {
+                signalled(); // signalled before the sleep was in place: do not sleep through it
+            }
+        }
+
+        /** A release of a permit was signalled: end the sleep, if asleep, on the scheduler (never the I/O thread). */
+        void signalled() {
+            if (asleep.get()) {
+                java.util.concurrent.ScheduledFuture<?> t = timer;
+                if (t != null) {
+                    t.cancel(false);
+                }
+                wakeNow();
+            }
+        }
+
+        private void wakeNow() {
+            asleep.set(true);
+            if (engine.schedule(this::wake, 0) == null) {
+                result.completeExceptionally(closed());
+            }
+        }
+
+        /** Ends the sleep and passes again, once per sleep whoever calls it first. */
+        private void wake() {
+            if (asleep.compareAndSet(true, false) && !result.isDone()) {
+                start();
             }
         }
     }
 
     /** The retry delay with its jitter, so that competing clients spread out. */
     private long retryDelayNanos() {
-        RedlockConfig config = engine.config();
-        double jitter = Math.min(config.retryJitter(), 0.999);
-        return (long) (config.retryDelay().toNanos()
-                * (1 - jitter + 2 * jitter * ThreadLocalRandom.current().nextDouble()));
+        return jittered(engine.config().retryDelay().toNanos());
+    }
+
+    /** {@code nanos} spread by the retry jitter. */
+    private long jittered(long nanos) {
+        double jitter = Math.min(engine.config().retryJitter(), 0.999);
+        return (long)
+                (nanos * (1 - jitter + 2 * jitter * ThreadLocalRandom.current().nextDouble()));
     }
 
     private Optional<Lease> acquire(Duration wait, Duration leaseTime) throws InterruptedException {
         Objects.requireNonNull(wait, "wait");
         long waitNanos = wait.isNegative() ? 0 : saturatedNanos(wait); // as a lock's wait budget
         long deadline = engine.ticker().nanoTime() + waitNanos;
-        while (true) {
-            int start = ThreadLocalRandom.current().nextInt(permits);
-            boolean anyDecided = false;
-            AcquireResult last = null;
-            long freesIn = Long.MAX_VALUE;
-            for (int k = 0; k < permits; k++) {
-                QuorumLock slot = slots.get((start + k) % permits);
-                AcquireResult r =
-                        leaseTime == null ? slot.attempt(Duration.ZERO) : slot.attempt(Duration.ZERO, leaseTime);
-                if (r.acquired()) {
-                    return r.lease();
+        Thread waiting = Thread.currentThread();
+        long[] freesIn = new long[1];
+        ReleaseWatch watch = null;
+        try {
+            while (true) {
+                if (watch != null) {
+                    watch.takeSignal(); // this pass answers the releases signalled so far
                 }
-                last = r;
-                if (r.reason() != FailureReason.NOT_ENOUGH_NODES) {
-                    anyDecided = true;
+                Optional<Lease> got = pass(leaseTime, deadline, freesIn);
+                if (got != null) {
+                    return got;
                 }
-                Optional<Duration> ttl = r.holderTtl();
-                if (ttl.isPresent()) {
-                    freesIn = Math.min(
-                            freesIn, TimeUnit.MILLISECONDS.toNanos(ttl.get().toMillis() + 1));
+                if (watch == null && waitNanos > 0) {
+                    watch = engine.watchReleases(keys(), () -> LockSupport.unpark(waiting));
+                    if (watch != null) {
+                        continue; // a permit released before the watch began would go unheard: pass once more
+                    }
                 }
+                sleep(
+                        Math.min(
+                                Math.min(pollNanos(watch), freesIn[0]),
+                                deadline - engine.ticker().nanoTime()),
+                        watch);
             }
-            long remaining = deadline - engine.ticker().nanoTime();
-            if (remaining <= 0) {
-                if (!anyDecided) {
-                    throw new NotEnoughNodesException(last.lastRound());
-                }
-                return Optional.empty();
+        } finally {
+            if (watch != null) {
+                watch.close();
             }
-            // Every permit is held: sleep the retry delay, no longer than until the first holder's keys expire, nor
-            // past the budget.
-            sleep(Math.min(Math.min(retryDelayNanos(), freesIn), remaining));
         }
     }
 
-    /** Sleeps between passes; closing the client wakes it, and it then throws as a closed client's calls do. */
-    private void sleep(long nanos) throws InterruptedException {
+    /** The permits' lock keys, for the release watch. */
+    private List<String> keys() {
+        List<String> keys = new ArrayList<>(slots.size());
+        for (QuorumLock slot : slots) {
+            keys.add(slot.ref().key());
+        }
+        return keys;
+    }
+
+    /** The poll between passes: see the class's note on waiting. */
+    private long pollNanos(ReleaseWatch watch) {
+        return watch == null ? retryDelayNanos() : jittered(engine.waiterPollNanos());
+    }
+
+    /**
+     * One pass over the permits from a random one, one round each: a lease, empty when the budget ran out, or null to
+     * wait and pass again; then {@code freesIn[0]} is when, at the latest, the first holder's keys expire (ns).
+     */
+    private Optional<Lease> pass(Duration leaseTime, long deadline, long[] freesIn) throws InterruptedException {
+        int start = ThreadLocalRandom.current().nextInt(permits);
+        boolean anyDecided = false;
+        AcquireResult last = null;
+        freesIn[0] = Long.MAX_VALUE;
+        for (int k = 0; k < permits; k++) {
+            QuorumLock slot = slots.get((start + k) % permits);
+            AcquireResult r = leaseTime == null ? slot.attempt(Duration.ZERO) : slot.attempt(Duration.ZERO, leaseTime);
+            if (r.acquired()) {
+                return r.lease();
+            }
+            last = r;
+            if (r.reason() != FailureReason.NOT_ENOUGH_NODES) {
+                anyDecided = true;
+            }
+            Optional<Duration> ttl = r.holderTtl();
+            if (ttl.isPresent()) {
+                freesIn[0] = Math.min(
+                        freesIn[0], TimeUnit.MILLISECONDS.toNanos(ttl.get().toMillis() + 1));
+            }
+        }
+        if (deadline - engine.ticker().nanoTime() <= 0) {
+            if (!anyDecided) {
+                throw new NotEnoughNodesException(last.lastRound());
+            }
+            return Optional.empty();
+        }
+        return null; // every permit is held
+    }
+
+    /**
+     * Sleeps between passes until {@code nanos} passed or {@code watch} holds a release signal; closing the client
+     * wakes it, and it then throws as a closed client's calls do.
+     */
+    private void sleep(long nanos, ReleaseWatch watch) throws InterruptedException {
         Thread waiting = Thread.currentThread();
         Runnable wake = () -> LockSupport.unpark(waiting);
         try {
@@ -296,6 +408,9 @@ public final class QuorumSemaphore {
             for (long left = nanos; left > 0; left = wakeAt - System.nanoTime()) {
                 if (engine.isClosed()) {
                     throw closed();
+                }
+                if (watch != null && watch.signalled()) {
+                    return;
                 }
                 LockSupport.parkNanos(this, left);
                 if (Thread.interrupted()) {
