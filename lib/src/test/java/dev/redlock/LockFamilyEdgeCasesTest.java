@@ -62,6 +62,22 @@ class LockFamilyEdgeCasesTest extends RedisBackedTest {
         }
     }
 
+    /** Whether every node's release-notification subscriber listens on at least one of {@code keys}. */
+    private static boolean subscribedEverywhere(String... keys) {
+        for (int i = 0; i < 5; i++) {
+            try (Jedis j = node(i).client()) {
+                long n = 0;
+                for (long subscribers : j.pubsubNumSub(keys).values()) {
+                    n += subscribers;
+                }
+                if (n == 0) {
+                    return false;
+                }
+            }
+        }
+        return true;
+    }
+
     // ------------------------------------------------------------------------------------------------ semaphore
 
     /**
@@ -187,6 +203,40 @@ class LockFamilyEdgeCasesTest extends RedisBackedTest {
             }
         } finally {
             ab.unlock();
+        }
+    }
+
+    /**
+     * Javadoc of multiResourceLock: "Waiters are woken by the release of the set's first name (in sorted order)". With
+     * the names {@code acct:1} and {@code acct:10} the first name is {@code acct:1}, but the first of their keys sorted
+     * is {@code redlock:{acct:10}} ('0' sorts before '}'): a waiter that listens there sleeps through the release of
+     * {@code acct:1} until its next poll (30 s here, past its 20 s budget).
+     */
+    @Test
+    void aMultiResourceWaiterIsWokenByItsFirstNameWhenThatNameIsAPrefixOfAnother() throws Exception {
+        String first = uniqueName("rv-acct:1");
+        String second = first + "0";
+        Lease holder = client().redLock(first)
+                .tryAcquire(Duration.ZERO, Duration.ofSeconds(60))
+                .orElseThrow();
+        RedlockClient c = client(b -> b.retryDelay(Duration.ofSeconds(30)).retryJitter(0));
+        QuorumLock both = c.multiResourceLock(List.of(second, first));
+        assertEquals("[" + first + ", " + second + "]", both.name());
+        CompletableFuture<Optional<Lease>> waiter = both.tryAcquireAsync(Duration.ofSeconds(20), LEASE);
+        // Refused by the holder, the waiter listens (on one of the two keys) on every node.
+        await().atMost(Duration.ofSeconds(5)).until(() -> subscribedEverywhere(c.keyOf(first), c.keyOf(second)));
+        holder.release();
+        long released = System.nanoTime();
+        try {
+            waiter.get(5, TimeUnit.SECONDS).orElseThrow().release();
+        } catch (TimeoutException e) {
+            fail("the multi-resource waiter of " + both.name() + " was still waiting "
+                    + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - released) + " ms after the release of its "
+                    + "first name " + first + " (node 0 listens on " + c.keyOf(first) + ": "
+                    + subscribed(c.keyOf(first))
+                    + ", on " + c.keyOf(second) + ": " + subscribed(c.keyOf(second)) + ")");
+        } finally {
+            waiter.cancel(false);
         }
     }
 
