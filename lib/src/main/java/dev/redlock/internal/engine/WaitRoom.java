@@ -28,15 +28,21 @@ final class WaitRoom {
         private final Runnable wake;
         /** A read-write lock's reader: readers share, so one that gets in wakes the others. */
         private final boolean reader;
+        /**
+         * A read-write lock's writer that keeps no reader out (no writer preference): a new reader of this client need
+         * not queue behind it, since a reader is admitted whenever no writer holds the lock.
+         */
+        private final boolean letsReadersPass;
         /** A queued acquisition's place on the nodes (fair lock, preferred writer); 0 when it has none. */
         private final long place;
         /** Set by a signal, cleared when the waiter retries because of it (guarded by the key's queue). */
         private boolean signalled;
 
-        private Waiter(String key, Runnable wake, boolean reader, long place) {
+        private Waiter(String key, Runnable wake, boolean reader, boolean letsReadersPass, long place) {
             this.key = key;
             this.wake = wake;
             this.reader = reader;
+            this.letsReadersPass = letsReadersPass;
             this.place = place;
         }
 
@@ -79,7 +85,7 @@ final class WaitRoom {
      * acquisitions may join in the other order, and a release must wake the one the nodes will grant.
      */
     Waiter joinAsyncAt(String key, Runnable wake, long place) {
-        return join(new Waiter(key, wake, false, place));
+        return join(new Waiter(key, wake, false, false, place));
     }
 
     /** Joins the key's queue as an asynchronous acquisition; {@code wake} must not block (it runs on the signaller). */
@@ -89,7 +95,15 @@ final class WaitRoom {
 
     /** Joins as an asynchronous acquisition; {@code reader}: a read-write lock's reader. */
     Waiter joinAsync(String key, Runnable wake, boolean reader) {
-        return join(new Waiter(key, wake, reader, 0));
+        return joinAsync(key, wake, reader, false);
+    }
+
+    /**
+     * Joins as an asynchronous acquisition; {@code reader}: a read-write lock's reader; {@code letsReadersPass}: a
+     * writer without writer preference, which new readers do not queue behind.
+     */
+    Waiter joinAsync(String key, Runnable wake, boolean reader, boolean letsReadersPass) {
+        return join(new Waiter(key, wake, reader, letsReadersPass, 0));
     }
 
     private Waiter join(Waiter w) {
@@ -205,6 +219,25 @@ final class WaitRoom {
     /** Whether some acquisition of this client already waits for the key: a newcomer queues behind it. */
     boolean hasWaiters(String key) {
         return queues.containsKey(key);
+    }
+
+    /**
+     * Whether some acquisition of this client waits for the key that a new reader should queue behind: any but a
+     * writer that lets readers pass. Such a writer waits for readers to leave (the new reader may join them), or for
+     * another writer (who refuses the new reader's round too, and it then waits in turn).
+     */
+    boolean holdsBackReaders(String key) {
+        boolean[] any = new boolean[1];
+        queues.computeIfPresent(key, (k, q) -> {
+            for (Waiter w : q.waiters) {
+                if (!w.letsReadersPass) {
+                    any[0] = true;
+                    break;
+                }
+            }
+            return q;
+        });
+        return any[0];
     }
 
     /** How many waiters of the key are ahead of {@code w} (0 for the oldest). */
