@@ -307,11 +307,12 @@ public final class RedlockClient implements AutoCloseable {
             throw new IllegalArgumentException(
                     "names: must hold 1 to " + QuorumSemaphore.MAX_PERMITS + " distinct names, got " + sorted.size());
         }
+        // In the order of the names, not sorted again: the lock key (the first) is the first name's, whose release
+        // wakes the waiters. Keys sort otherwise when a name is a prefix of another ("{a1}" after "{a10}").
         List<String> keys = new java.util.ArrayList<>(sorted.size());
         for (String name : sorted) {
             keys.add(keyOf(name));
         }
-        java.util.Collections.sort(keys);
         return new QuorumLock(this, engine, LockRef.multi(sorted.toString(), keys, QuorumPolicy.MAJORITY));
     }
 

@@ -14,6 +14,8 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import redis.clients.jedis.Jedis;
 
 /**
@@ -60,6 +62,22 @@ class LockFamilyEdgeCasesTest extends RedisBackedTest {
         try (Jedis j = node(0).client()) {
             return j.pubsubNumSub(key).getOrDefault(key, 0L) > 0;
         }
+    }
+
+    /** Whether every node's release-notification subscriber listens on at least one of {@code keys}. */
+    private static boolean subscribedEverywhere(String... keys) {
+        for (int i = 0; i < 5; i++) {
+            try (Jedis j = node(i).client()) {
+                long n = 0;
+                for (long subscribers : j.pubsubNumSub(keys).values()) {
+                    n += subscribers;
+                }
+                if (n == 0) {
+                    return false;
+                }
+            }
+        }
+        return true;
     }
 
     // ------------------------------------------------------------------------------------------------ semaphore
@@ -190,6 +208,40 @@ class LockFamilyEdgeCasesTest extends RedisBackedTest {
         }
     }
 
+    /**
+     * Javadoc of multiResourceLock: "Waiters are woken by the release of the set's first name (in sorted order)". With
+     * the names {@code acct:1} and {@code acct:10} the first name is {@code acct:1}, but the first of their keys sorted
+     * is {@code redlock:{acct:10}} ('0' sorts before '}'): a waiter that listens there sleeps through the release of
+     * {@code acct:1} until its next poll (30 s here, past its 20 s budget).
+     */
+    @Test
+    void aMultiResourceWaiterIsWokenByItsFirstNameWhenThatNameIsAPrefixOfAnother() throws Exception {
+        String first = uniqueName("rv-acct:1");
+        String second = first + "0";
+        Lease holder = client().redLock(first)
+                .tryAcquire(Duration.ZERO, Duration.ofSeconds(60))
+                .orElseThrow();
+        RedlockClient c = client(b -> b.retryDelay(Duration.ofSeconds(30)).retryJitter(0));
+        QuorumLock both = c.multiResourceLock(List.of(second, first));
+        assertEquals("[" + first + ", " + second + "]", both.name());
+        CompletableFuture<Optional<Lease>> waiter = both.tryAcquireAsync(Duration.ofSeconds(20), LEASE);
+        // Refused by the holder, the waiter listens (on one of the two keys) on every node.
+        await().atMost(Duration.ofSeconds(5)).until(() -> subscribedEverywhere(c.keyOf(first), c.keyOf(second)));
+        holder.release();
+        long released = System.nanoTime();
+        try {
+            waiter.get(5, TimeUnit.SECONDS).orElseThrow().release();
+        } catch (TimeoutException e) {
+            fail("the multi-resource waiter of " + both.name() + " was still waiting "
+                    + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - released) + " ms after the release of its "
+                    + "first name " + first + " (node 0 listens on " + c.keyOf(first) + ": "
+                    + subscribed(c.keyOf(first))
+                    + ", on " + c.keyOf(second) + ": " + subscribed(c.keyOf(second)) + ")");
+        } finally {
+            waiter.cancel(false);
+        }
+    }
+
     // ------------------------------------------------------------------------------------------------ read-write
 
     /**
@@ -259,6 +311,79 @@ class LockFamilyEdgeCasesTest extends RedisBackedTest {
                     + probe.attempt(Duration.ZERO, LEASE).acquired() + ")");
         } finally {
             reader.release();
+        }
+    }
+
+    /**
+     * Javadoc of QuorumReadWriteLock: "by default a reader is admitted whenever no writer holds the lock". A writer of
+     * this client waits for another client's reader; no writer holds the lock, yet a new reader of this client queues
+     * behind that writer in the client's wait room before its first round, for its place times the retry delay (here
+     * past its 20 s budget), and only the writer's wake-ups would end that sleep.
+     */
+    @Test
+    void aNewReaderIsNotHeldBackByAWriterOfItsClientWaitingForAnotherClientsReader() throws Exception {
+        String name = uniqueName("rv-rw-reader-passes");
+        Lease theirs = client().readWriteLock(name)
+                .readLock()
+                .tryAcquire(Duration.ZERO, Duration.ofSeconds(60))
+                .orElseThrow();
+        RedlockClient c = client(b -> b.retryDelay(Duration.ofSeconds(30)).retryJitter(0));
+        QuorumReadWriteLock rw = c.readWriteLock(name);
+        CompletableFuture<Optional<Lease>> writer = rw.writeLock().tryAcquireAsync(Duration.ofSeconds(60), LEASE);
+        // Refused by the other client's reader, the writer waits in this client's room (and listens on every node).
+        await().atMost(Duration.ofSeconds(5)).until(() -> subscribedEverywhere(theirs.key()));
+        long start = System.nanoTime();
+        AcquireResult reader = rw.readLock().attempt(Duration.ofSeconds(20), LEASE);
+        long took = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+        try {
+            assertTrue(reader.acquired(), reader::toString);
+            assertTrue(
+                    took < 5_000,
+                    () -> "a new reader got the lock, which no writer holds, only after " + took + " ms ("
+                            + reader.rounds() + " round(s)): the writer of its client waiting for another client's "
+                            + "reader held it back");
+            assertFalse(writer.isDone(), "the writer still waits for both readers");
+        } finally {
+            reader.lease().ifPresent(Lease::release);
+            writer.cancel(false);
+            theirs.release();
+        }
+    }
+
+    /**
+     * README: "the writer's thread may take the read lock (its own writer's token lets it in) and keep it after
+     * unlocking the write lock". Another writer of the same client waits for the write lock; the holder's own reader,
+     * which every node admits at once (with or without writer preference), must not queue behind that waiting writer
+     * in the client's wait room: the thread that would release the lock for it would sleep for its place times the
+     * retry delay (here past its 20 s budget).
+     */
+    @ParameterizedTest(name = "writers preferred: {0}")
+    @ValueSource(booleans = {false, true})
+    void aDowngradeIsNotHeldBackByAWriterOfItsClientWaitingForTheWriteLock(boolean preferWriters) throws Exception {
+        String name = uniqueName("rv-rw-downgrade");
+        RedlockClient c = client(b -> b.retryDelay(Duration.ofSeconds(30)).retryJitter(0));
+        QuorumReadWriteLock rw = preferWriters ? c.readWriteLock(name).preferWriters() : c.readWriteLock(name);
+        rw.writeLock().lock();
+        String key = rw.writeLock().currentLease().orElseThrow().key();
+        CompletableFuture<Optional<Lease>> other = rw.writeLock().tryAcquireAsync(Duration.ofSeconds(60), LEASE);
+        boolean read = false;
+        try {
+            // Refused by this thread's writer, the other writer waits in the client's room (and listens everywhere).
+            await().atMost(Duration.ofSeconds(5)).until(() -> subscribedEverywhere(key));
+            long start = System.nanoTime();
+            read = rw.readLock().tryLock(20, TimeUnit.SECONDS);
+            long took = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+            assertTrue(read, "the writer's own reader is let in");
+            assertTrue(
+                    took < 5_000,
+                    () -> "the write lock's holder got the read lock only after " + took + " ms: the other writer "
+                            + "of its client, waiting for the write lock this thread holds, held it back");
+        } finally {
+            rw.writeLock().unlock(); // the downgrade: the read lock, if taken, stays
+            other.cancel(false);
+            if (read) {
+                rw.readLock().unlock();
+            }
         }
     }
 

@@ -356,11 +356,7 @@ final class Acquisition implements Round.Listener {
             return;
         }
         if (waiter == null && engine.waitRoom != null && a.outcome.reason() == FailureReason.BUSY) {
-            waiter = ref.handsOver()
-                    // Refused: the client has its place in the nodes' queue now, at this acquisition's order at most.
-                    ? engine.waitRoom.joinAsyncAt(
-                            ref.key(), this::signalled, ref.shape().order(), null)
-                    : engine.waitRoom.joinAsync(ref.key(), this::signalled, ref.kind() == LockRef.Kind.READ);
+            waiter = engine.acquisitions.joinRoom(ref, this::signalled);
             if (stopped || future.isDone()) {
                 // Cancelled (or timed out) while joining: the completion hook may have run before the waiter was
                 // set, so leave here too (leaving twice is harmless), or the key would keep a waiter forever.

@@ -245,8 +245,9 @@ final class Acquisitions extends EnginePart {
 
     /**
      * Begins an acquisition, joined by {@code joiner} or asynchronous (null): in this client's queue for the key
-     * first if it queues on the nodes (in the order acquisitions began) or others of this client wait already, then
-     * its first round (at once, or after the queued waiter's poll).
+     * first if it queues on the nodes (in the order acquisitions began) or others of this client wait already that
+     * would hold it back (see {@link #queuesBehindOthers}), then its first round (at once, or after the queued waiter's
+     * poll).
      */
     private Acquisition start(LockRef ref, long ttlMillis, long waitNanos, boolean autoExtend, Thread joiner) {
         engine.quarantine.observeTtl(ttlMillis);
@@ -272,9 +273,9 @@ final class Acquisitions extends EnginePart {
                     a.ref.shape().order(),
                     a.ref.shape().waiter());
             a.startRound();
-        } else if (waitRoom != null && waitNanos > 0 && waitRoom.hasWaiters(ref.key())) {
+        } else if (waitRoom != null && waitNanos > 0 && queuesBehindOthers(a.ref)) {
             // Others of this client already wait for this lock: queue behind them rather than overtake them.
-            a.waiter = waitRoom.joinAsync(ref.key(), a::signalled, ref.kind() == LockRef.Kind.READ);
+            a.waiter = joinRoom(a.ref, a::signalled);
             a.sleepThenRound(Math.min(
                     queuedDelay(a.waiter, 1),
                     a.forever ? Long.MAX_VALUE : Math.max(0, a.deadline - ticker.nanoTime())));
@@ -282,6 +283,28 @@ final class Acquisitions extends EnginePart {
             a.startRound();
         }
         return a;
+    }
+
+    /**
+     * Whether a new acquisition waits behind others of this client before its first round. A reader does not wait
+     * behind writers that keep no reader out (a reader is admitted whenever no writer holds the lock), and the write
+     * lease holder's own reader (a downgrade) waits behind no one: its writer lets it in, whoever waits.
+     */
+    private boolean queuesBehindOthers(LockRef ref) {
+        if (ref.kind() != LockRef.Kind.READ) {
+            return waitRoom.hasWaiters(ref.key());
+        }
+        return ref.shape().writerToken().equals("-") && waitRoom.holdsBackReaders(ref.key());
+    }
+
+    /** Joins the key's wait room as {@code ref}'s acquisition: a reader, a writer that lets readers pass, or other. */
+    WaitRoom.Waiter joinRoom(LockRef ref, Runnable wake) {
+        if (ref.handsOver()) {
+            // Refused: the client has its place in the nodes' queue now, at this acquisition's order at most.
+            return waitRoom.joinAsyncAt(ref.key(), wake, ref.shape().order(), null);
+        }
+        return waitRoom.joinAsync(
+                ref.key(), wake, ref.kind() == LockRef.Kind.READ, ref.kind() == LockRef.Kind.WRITE && !ref.queues());
     }
 
     private final java.util.concurrent.atomic.AtomicLong lastWarn =

@@ -40,6 +40,11 @@ final class WaitRoom {
         private final Runnable wake;
         /** A read-write lock's reader: readers share, so one that gets in wakes the others. */
         private final boolean reader;
+        /**
+         * A read-write lock's writer that keeps no reader out (no writer preference): a new reader of this client need
+         * not queue behind it, since a reader is admitted whenever no writer holds the lock.
+         */
+        private final boolean letsReadersPass;
         /** A queued acquisition's place on the nodes (fair lock, preferred writer, hand-over); 0 when it has none. */
         final long place;
         /** A fair waiter's id on the nodes, which a release may name as the next to go; null for others. */
@@ -52,10 +57,11 @@ final class WaitRoom {
         /** Set by a signal, cleared when the waiter retries because of it (guarded by the key's queue). */
         private boolean signalled;
 
-        private Waiter(String key, Runnable wake, boolean reader, long place, String id) {
+        private Waiter(String key, Runnable wake, boolean reader, boolean letsReadersPass, long place, String id) {
             this.key = key;
             this.wake = wake;
             this.reader = reader;
+            this.letsReadersPass = letsReadersPass;
             this.place = place;
             this.id = id;
         }
@@ -218,7 +224,7 @@ final class WaitRoom {
      * @param id the waiter's id on the nodes if it has a place of its own there (a fair waiter), or null
      */
     Waiter joinAsyncAt(String key, Runnable wake, long place, String id) {
-        return join(new Waiter(key, wake, false, place, id));
+        return join(new Waiter(key, wake, false, false, place, id));
     }
 
     /** Joins the key's queue as an asynchronous acquisition; {@code wake} must not block (it runs on the signaller). */
@@ -228,7 +234,15 @@ final class WaitRoom {
 
     /** Joins as an asynchronous acquisition; {@code reader}: a read-write lock's reader. */
     Waiter joinAsync(String key, Runnable wake, boolean reader) {
-        return join(new Waiter(key, wake, reader, 0, null));
+        return joinAsync(key, wake, reader, false);
+    }
+
+    /**
+     * Joins as an asynchronous acquisition; {@code reader}: a read-write lock's reader; {@code letsReadersPass}: a
+     * writer without writer preference, which new readers do not queue behind.
+     */
+    Waiter joinAsync(String key, Runnable wake, boolean reader, boolean letsReadersPass) {
+        return join(new Waiter(key, wake, reader, letsReadersPass, 0, null));
     }
 
     private Waiter join(Waiter w) {
@@ -496,7 +510,7 @@ final class WaitRoom {
      * round, if refused.
      */
     Waiter adopt(String key, Runnable wake, long place) {
-        Waiter w = new Waiter(key, wake, false, place, null);
+        Waiter w = new Waiter(key, wake, false, false, place, null);
         boolean[] joined = new boolean[1];
         queues.computeIfPresent(key, (k, q) -> {
             if (!q.waiters.isEmpty() || q.leftPlace != null) {
@@ -521,6 +535,25 @@ final class WaitRoom {
         }
         Queue q = queues.get(key);
         return q == null || !q.heard;
+    }
+
+    /**
+     * Whether some acquisition of this client waits for the key that a new reader should queue behind: any but a
+     * writer that lets readers pass. Such a writer waits for readers to leave (the new reader may join them), or for
+     * another writer (who refuses the new reader's round too, and it then waits in turn).
+     */
+    boolean holdsBackReaders(String key) {
+        boolean[] any = new boolean[1];
+        queues.computeIfPresent(key, (k, q) -> {
+            for (Waiter w : q.waiters) {
+                if (!w.letsReadersPass) {
+                    any[0] = true;
+                    break;
+                }
+            }
+            return q;
+        });
+        return any[0];
     }
 
     /** How many waiters of the key are ahead of {@code w} (0 for the oldest). */

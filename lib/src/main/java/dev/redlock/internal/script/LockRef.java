@@ -30,7 +30,8 @@ public record LockRef(String name, String key, QuorumPolicy policy, boolean fenc
      * What a lock of another kind than {@link Kind#PLAIN} needs besides its key.
      *
      * @param kind the kind
-     * @param resources {@link Kind#MULTI}: every resource's key, sorted (the lock key is the first); empty otherwise
+     * @param resources {@link Kind#MULTI}: every resource's key, in the order of the sorted names (the lock key is
+     *     the first name's); empty otherwise
      * @param windowMillis {@link Kind#FAIR}, {@link Kind#PLAIN} with a hand-over queue: how long a waiter's place lasts
      *     without a new attempt (0: a plain lock without one);
      *     {@link Kind#WRITE}: how long a waiting writer keeps new readers out without a new attempt (0: no preference)
@@ -61,7 +62,10 @@ public record LockRef(String name, String key, QuorumPolicy policy, boolean fenc
         this(name, key, policy, false);
     }
 
-    /** A lock of several resources at once, keyed by the first of {@code keys} (sorted, distinct). */
+    /**
+     * A lock of several resources at once, keyed by the first of {@code keys} (distinct, in the order of the sorted
+     * names: waiters listen for the release of the lock key).
+     */
     public static LockRef multi(String name, List<String> keys, QuorumPolicy policy) {
         return new LockRef(name, keys.get(0), policy, false, new Shape(Kind.MULTI, keys, 0, "-", 0, "-"));
     }

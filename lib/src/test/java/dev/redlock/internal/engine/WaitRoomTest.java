@@ -81,6 +81,20 @@ class WaitRoomTest {
     }
 
     @Test
+    void aNewReaderIsHeldBackByEveryWaiterButWritersThatLetReadersPass() {
+        assertFalse(room.holdsBackReaders("k"));
+        room.joinAsync("k", () -> woken.add("writer"), false, true);
+        assertTrue(room.hasWaiters("k"));
+        assertFalse(room.holdsBackReaders("k"), "a writer without preference, waiting for readers to leave");
+        WaitRoom.Waiter reader = room.joinAsync("k", () -> woken.add("reader"), true);
+        assertTrue(room.holdsBackReaders("k"), "a reader waiting for a writer to leave");
+        room.leave(reader, false);
+        assertFalse(room.holdsBackReaders("k"));
+        room.joinAsyncAt("k", () -> woken.add("preferred"), 0, "p");
+        assertTrue(room.holdsBackReaders("k"), "a preferred writer keeps new readers out");
+    }
+
+    @Test
     void waitersWithPlacesOnTheNodesWaitInTheOrderOfTheirPlacesNotOfJoining() {
         // Two threads took places 20 and 10, then joined in the other order: the release must wake place 10, the
         // one the nodes will grant, or it is refused and the lock sits free until someone polls.
