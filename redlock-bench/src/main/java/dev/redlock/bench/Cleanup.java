@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.function.Consumer;
+import java.util.function.IntFunction;
 
 /** Cleanup steps that must reach every item (every client closed, every lock released) even when one of them fails. */
 final class Cleanup {
@@ -27,6 +28,27 @@ final class Cleanup {
         if (failure != null) {
             throw failure;
         }
+    }
+
+    /**
+     * Opens {@code count} items in order ({@code open} gets the index); if one cannot be opened, hands those that were
+     * to {@code closeAll} and throws, so nothing opened leaks.
+     */
+    static <T> List<T> openAll(int count, IntFunction<? extends T> open, Consumer<? super List<T>> closeAll) {
+        List<T> items = new ArrayList<>(count);
+        try {
+            for (int i = 0; i < count; i++) {
+                items.add(open.apply(i));
+            }
+        } catch (RuntimeException e) {
+            try {
+                closeAll.accept(items);
+            } catch (RuntimeException again) {
+                e.addSuppressed(again);
+            }
+            throw e;
+        }
+        return items;
     }
 
     /** As {@link #each}, last item first: undoes steps in the reverse order they were taken. */

@@ -680,7 +680,8 @@ public final class Family {
         return md.toString();
     }
 
-    private static String settings(List<Report.Impl> impls) {
+    /** The Settings section: each implementation's label, id and settings, one item each. */
+    static String settings(List<Report.Impl> impls) {
         StringBuilder md = new StringBuilder("\n## Settings\n\n");
         for (Report.Impl impl : impls) {
             md.append("- **")
@@ -770,7 +771,8 @@ public final class Family {
         return md.toString();
     }
 
-    private static String errors(Map<String, String> labels, Results results) {
+    /** The section of every phase's notes (errors, failed attempts), leaving out the examples of leftover keys. */
+    static String errors(Map<String, String> labels, Results results) {
         StringBuilder md = new StringBuilder("\n## Errors and failed attempts\n\n");
         List<String[]> notes = results.notes();
         notes.removeIf(note -> note[1].endsWith(" keys"));

@@ -3,6 +3,7 @@ package dev.redlock.bench;
 import dev.redlock.Lease;
 import dev.redlock.QuorumLock;
 import dev.redlock.RedlockClient;
+import dev.redlock.RedlockListener;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -98,10 +99,11 @@ final class FamilyContenders {
         private final RedlockClient client;
         private final Duration lease;
 
-        Ours(Kind kind, List<String> uris, Duration perNodeTimeout, Duration lease) {
+        /** @param listeners registered with the client, to hear its rounds */
+        Ours(Kind kind, List<String> uris, Duration perNodeTimeout, Duration lease, RedlockListener... listeners) {
             this.kind = kind;
             this.lease = lease;
-            this.client = OurContender.newClient(uris, perNodeTimeout, true);
+            this.client = OurContender.newClient(uris, perNodeTimeout, true, listeners);
         }
 
         @Override

@@ -5,6 +5,7 @@ import dev.redlock.QuorumLock;
 import dev.redlock.QuorumPolicy;
 import dev.redlock.RedlockClient;
 import dev.redlock.RedlockConfig;
+import dev.redlock.RedlockListener;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -21,25 +22,38 @@ final class OurContender implements Contender {
         this(policy, uris, perNodeTimeout, lease, false);
     }
 
-    /** @param polling with release notifications off: waiters only poll, as before they existed */
-    OurContender(QuorumPolicy policy, List<String> uris, Duration perNodeTimeout, Duration lease, boolean polling) {
+    /**
+     * @param polling with release notifications off: waiters only poll, as before they existed
+     * @param listeners registered with the client, to hear its rounds
+     */
+    OurContender(
+            QuorumPolicy policy,
+            List<String> uris,
+            Duration perNodeTimeout,
+            Duration lease,
+            boolean polling,
+            RedlockListener... listeners) {
         this.policy = policy;
         this.lease = lease;
         this.polling = polling;
-        this.client = newClient(uris, perNodeTimeout, !polling);
+        this.client = newClient(uris, perNodeTimeout, !polling, listeners);
     }
 
     /**
-     * A client over {@code uris} as every benchmark of ours runs it. Restart quarantine off: the masters were started
-     * moments before the run, and would not count at first.
+     * A client over {@code uris} as every benchmark of ours runs it, with {@code listeners} registered. Restart
+     * quarantine off: the masters were started moments before the run, and would not count at first.
      */
-    static RedlockClient newClient(List<String> uris, Duration perNodeTimeout, boolean releaseNotifications) {
-        return RedlockClient.create(RedlockConfig.builder()
+    static RedlockClient newClient(
+            List<String> uris, Duration perNodeTimeout, boolean releaseNotifications, RedlockListener... listeners) {
+        RedlockConfig.Builder config = RedlockConfig.builder()
                 .nodes(uris)
                 .perNodeTimeout(perNodeTimeout)
                 .restartQuarantine(false)
-                .releaseNotifications(releaseNotifications)
-                .build());
+                .releaseNotifications(releaseNotifications);
+        for (RedlockListener listener : listeners) {
+            config.listener(listener);
+        }
+        return RedlockClient.create(config.build());
     }
 
     @Override

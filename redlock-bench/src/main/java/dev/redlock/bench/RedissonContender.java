@@ -1,7 +1,6 @@
 package dev.redlock.bench;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.redisson.Redisson;
@@ -43,20 +42,7 @@ final class RedissonContender implements Contender {
 
     /** One client per node ({@link #newClient}); if one cannot start, the ones that did are shut down. */
     static List<RedissonClient> newClients(List<String> uris) {
-        List<RedissonClient> clients = new ArrayList<>();
-        try {
-            for (String uri : uris) {
-                clients.add(newClient(uri));
-            }
-        } catch (RuntimeException e) {
-            try {
-                shutdownAll(clients); // never leak the clients that did start
-            } catch (RuntimeException again) {
-                e.addSuppressed(again);
-            }
-            throw e;
-        }
-        return clients;
+        return Cleanup.openAll(uris.size(), i -> newClient(uris.get(i)), RedissonContender::shutdownAll);
     }
 
     /** A client of one node, configured as every Redisson baseline runs it (see {@link #CLIENT_SETTINGS}). */

@@ -321,7 +321,8 @@ final class Report {
         return String.format(Locale.ROOT, pattern, v);
     }
 
-    private static String count(double v) {
+    /** A count as a whole number, or "-" when not measured. */
+    static String count(double v) {
         return Double.isNaN(v) ? "-" : Long.toString(Math.round(v));
     }
 
