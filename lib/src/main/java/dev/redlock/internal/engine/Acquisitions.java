@@ -69,7 +69,12 @@ final class Acquisitions extends EnginePart {
      */
     long delayAfter(
             LockRef ref, RoundOutcome failed, WaitRoom.Waiter waiter, int rounds, boolean forever, long remaining) {
-        long delay = waiter != null && ref.handsOver() ? delayAfterJoining(ref, waiter) : queuedDelay(waiter, rounds);
+        // Refused by a quorum with nothing granted: wait to be named. A round that was granted somewhere or met
+        // failures (it may have been this waiter's turn, on a slow node) retries at the usual delay.
+        boolean refused = failed.granted() == 0 && failed.taken() >= failed.required();
+        long delay = waiter != null && refused && (ref.handsOver() || ref.kind() == LockRef.Kind.FAIR)
+                ? delayAfterJoining(ref, waiter)
+                : queuedDelay(waiter, rounds);
         if (ref.queues()) {
             // A queued waiter's place lasts a window past each attempt: it comes back well within it.
             delay = Math.min(delay, TimeUnit.MILLISECONDS.toNanos(ref.shape().windowMillis()) / 3);
@@ -89,10 +94,10 @@ final class Acquisitions extends EnginePart {
     }
 
     /**
-     * A poll of a waiter in a plain lock's hand-over queue: a third of the place's window if this client hears the
-     * key's releases from a quorum (the release that hands the lock over names the client, so a poll only keeps the
-     * place and catches a message lost with a subscriber connection; polling more often would only cost rounds the
-     * nodes refuse), else as a queued waiter polls.
+     * A poll of a waiter in a plain lock's hand-over queue or a fair lock's queue: a third of the place's window if
+     * this client hears the key's releases from a quorum (the release that hands the lock over names the client, or
+     * the fair waiter, so a poll only keeps the place and catches a message lost with a subscriber connection; polling
+     * more often would only cost rounds the nodes refuse), else as a queued waiter polls.
      */
     long delayAfterJoining(LockRef ref, WaitRoom.Waiter waiter) {
         if (waitRoom.deaf(ref.key(), ref.policy().required(nodes.size()))) {

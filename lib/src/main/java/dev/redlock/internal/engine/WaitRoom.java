@@ -347,7 +347,6 @@ final class WaitRoom {
             }
             Waiter named = head == null || head.equals(clientId) ? null : byId(q, head);
             if (named != null) {
-                q.othersFirst = false;
                 if (q.use(release, quorum) && !named.signalled) {
                     named.signalled = true;
                     target[0] = named;
