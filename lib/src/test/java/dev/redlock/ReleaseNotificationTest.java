@@ -48,6 +48,76 @@ class ReleaseNotificationTest extends RedisBackedTest {
         });
     }
 
+    /** Places in the lock's hand-over queue on node {@code i}. */
+    private static long handOverPlaces(int i, String key) {
+        try (Jedis j = node(i).client()) {
+            return j.zcard(key + ":q");
+        }
+    }
+
+    /**
+     * With waiters in several clients, a release hands the lock over to one client: only the client that began to wait
+     * first runs a round, and the others are not woken (they would race it, split the votes, and all fail). The
+     * waiters then get the lock in the order they began, one round each after their first. Seen failing before the
+     * hand-over queue: each release woke a waiter in every client (3 rounds for the first release, not 1).
+     */
+    @Test
+    void aReleaseHandsTheLockOverToTheClientThatWaitedLongest() throws Exception {
+        String name = uniqueName("hand-over");
+        Lease lease = holdForAMinute(client(), name);
+        List<Integer> rounds = java.util.Collections.synchronizedList(new ArrayList<>());
+        List<Integer> granted = java.util.Collections.synchronizedList(new ArrayList<>());
+        List<CompletableFuture<Void>> waiters = new ArrayList<>();
+        for (int k = 0; k < 3; k++) {
+            int id = k;
+            RedlockClient c = client(b -> b.retryDelay(SLOW_POLL).retryJitter(0).listener(new RedlockListener() {
+                @Override
+                public void acquireRound(LockKind kind, RoundOutcome round) {
+                    rounds.add(id);
+                }
+            }));
+            waiters.add(CompletableFuture.runAsync(() -> {
+                try {
+                    Lease l = c.redLock(name)
+                            .tryAcquire(Duration.ofSeconds(20), Duration.ofSeconds(10))
+                            .orElseThrow();
+                    granted.add(id);
+                    l.release();
+                } catch (InterruptedException e) {
+                    throw new IllegalStateException(e);
+                }
+            }));
+            // Each waiter was refused once and its client queued, before the next one begins.
+            await().atMost(Duration.ofSeconds(5)).until(() -> {
+                for (int i = 0; i < 5; i++) {
+                    if (handOverPlaces(i, lease.key()) != id + 1) {
+                        return false;
+                    }
+                }
+                return true;
+            });
+            // ... and its client listens on every node, on the key's channel and on its own channel for the key.
+            await().atMost(Duration.ofSeconds(5)).until(() -> {
+                for (int i = 0; i < 5; i++) {
+                    try (Jedis j = node(i).client()) {
+                        if (j.pubsubChannels(lease.key() + "*").size() != id + 2) {
+                            return false;
+                        }
+                    }
+                }
+                return true;
+            });
+        }
+        assertEquals(List.of(0, 1, 2), rounds, "one refused round each before the release");
+        lease.release();
+        CompletableFuture.allOf(waiters.toArray(new CompletableFuture<?>[0])).get(15, TimeUnit.SECONDS);
+        assertEquals(List.of(0, 1, 2), granted, "the lock went to the waiters in the order they began");
+        assertEquals(
+                List.of(0, 1, 2, 0, 1, 2),
+                rounds,
+                "after the first refusal, one round per waiter, each when the lock was handed over to its client");
+    }
+
     @Test
     void aReleaseWakesAWaiterOfAnotherClient() throws Exception {
         RedlockClient holder = client();
