@@ -1,8 +1,8 @@
 package dev.redlock.sim;
 
 /**
- * One kind of simulated cluster: which faults the seed may draw, and whether they stay inside the assumptions under
- * which the library promises its guarantees.
+ * One kind of simulated cluster: which faults the seed may draw, whether they stay inside the assumptions under which
+ * the library promises its guarantees, and what the clients do.
  *
  * @param name how the configuration is named in the summary line
  * @param quarantine whether restart protection is on
@@ -10,6 +10,9 @@ package dev.redlock.sim;
  * @param driftOutside whether clocks may drift beyond the configured drift factor
  * @param majorityLoss whether a majority of nodes may lose their data at once
  * @param insideAssumptions whether the checkers must find no violation (false: a negative control, which must)
+ * @param workload what the clients do
+ * @param notifications whether the clients subscribe to the nodes' release notifications (off: their waiters poll, as
+ *     they do while every subscription is down)
  */
 public record SimConfig(
         String name,
@@ -17,30 +20,72 @@ public record SimConfig(
         boolean trustPersistent,
         boolean driftOutside,
         boolean majorityLoss,
-        boolean insideAssumptions) {
+        boolean insideAssumptions,
+        Workload workload,
+        boolean notifications) {
+
+    /** What the simulated clients do. */
+    public enum Workload {
+        /**
+         * Three clients, each one acquisition after another (and a second one for a fair lock now and then), over
+         * every kind of lock.
+         */
+        FAMILY(3, 1),
+        /**
+         * Four clients, each with three acquisitions in flight, all for one lock: a RedLock in half the seeds, a fair
+         * lock in the others (each fenced in half of its seeds); short holds, long waits, so that waiters of every
+         * client queue and are woken by releases.
+         */
+        ONE_LOCK(4, 3);
+
+        private final int clients;
+        private final int threads;
+
+        Workload(int clients, int threads) {
+            this.clients = clients;
+            this.threads = threads;
+        }
+
+        /** How many client processes run. */
+        public int clients() {
+            return clients;
+        }
+
+        /** How many acquisitions each client keeps in flight (as many threads would). */
+        public int threads() {
+            return threads;
+        }
+    }
 
     /** Every fault, inside the assumptions: clocks within the drift factor, data loss on a minority. */
-    public static final SimConfig FAULTS = new SimConfig("faults", true, false, false, false, true);
+    public static final SimConfig FAULTS =
+            new SimConfig("faults", true, false, false, false, true, Workload.FAMILY, false);
     /** The same, with nodes that fsync every write trusted across restarts. */
     public static final SimConfig TRUSTED_PERSISTENCE =
-            new SimConfig("trusted-persistence", true, true, false, false, true);
+            new SimConfig("trusted-persistence", true, true, false, false, true, Workload.FAMILY, false);
+    /** Every fault, inside the assumptions, with several clients' waiters queued for one lock. */
+    public static final SimConfig ONE_LOCK =
+            new SimConfig("one-lock", true, false, false, false, true, Workload.ONE_LOCK, true);
     /** Negative control: clocks drift beyond the drift factor. */
     public static final SimConfig DRIFT_BEYOND_FACTOR =
-            new SimConfig("drift-beyond-factor", true, false, true, false, false);
+            new SimConfig("drift-beyond-factor", true, false, true, false, false, Workload.FAMILY, false);
     /** Negative control: restart protection off while nodes lose data. */
-    public static final SimConfig NO_QUARANTINE = new SimConfig("no-quarantine", false, false, false, false, false);
+    public static final SimConfig NO_QUARANTINE =
+            new SimConfig("no-quarantine", false, false, false, false, false, Workload.FAMILY, false);
     /** Negative control: a majority of nodes lose their data at once. */
-    public static final SimConfig MAJORITY_LOSS = new SimConfig("majority-loss", true, false, false, true, false);
+    public static final SimConfig MAJORITY_LOSS =
+            new SimConfig("majority-loss", true, false, false, true, false, Workload.FAMILY, false);
 
     /** Looks a configuration up by name. */
     public static SimConfig named(String name) {
-        for (SimConfig c :
-                new SimConfig[] {FAULTS, TRUSTED_PERSISTENCE, DRIFT_BEYOND_FACTOR, NO_QUARANTINE, MAJORITY_LOSS}) {
+        for (SimConfig c : new SimConfig[] {
+            FAULTS, TRUSTED_PERSISTENCE, ONE_LOCK, DRIFT_BEYOND_FACTOR, NO_QUARANTINE, MAJORITY_LOSS
+        }) {
             if (c.name.equals(name)) {
                 return c;
             }
         }
         throw new IllegalArgumentException("sim.config: unknown configuration '" + name + "'; known: faults, "
-                + "trusted-persistence, drift-beyond-factor, no-quarantine, majority-loss");
+                + "trusted-persistence, one-lock, drift-beyond-factor, no-quarantine, majority-loss");
     }
 }

@@ -98,11 +98,12 @@ public final class SimRedis extends SimProcess {
         crashListeners.add(listener);
     }
 
-    /** The process dies; what a non-persistent server held is gone. */
+    /** The process dies; what a non-persistent server held is gone, and every subscription with its connection. */
     public void crash(boolean loseData) {
         world().trace(name + " crashes" + (loseData && !persistent ? ", losing its data" : ""));
         down = true;
         incarnation++;
+        channels.clear();
         for (Runnable r : crashListeners) {
             r.run();
         }
@@ -118,6 +119,67 @@ public final class SimRedis extends SimProcess {
         incarnation++;
         runId = newRunId();
         bootWorldNanos = world().now();
+    }
+
+    // ------------------------------------------------------------------------------------------------ pub/sub
+
+    /** A subscribed connection as the server sees it: where its pushes go (over the simulated network). */
+    public interface Subscriber {
+        /**
+         * The server sends {@code push} down the connection, as the RESP parser hands it over: an array with bulk
+         * strings as bytes, or a status as its text.
+         */
+        void push(Object push);
+    }
+
+    /** The connections subscribed to each channel, in the order they subscribed. */
+    private final Map<String, java.util.LinkedHashSet<Subscriber>> channels = new HashMap<>();
+
+    /**
+     * {@code SUBSCRIBE channel} from {@code s}: acknowledged by a subscribe push carrying how many channels the
+     * connection is now subscribed to, as Redis does.
+     */
+    public void subscribe(Subscriber s, String channel) {
+        channels.computeIfAbsent(channel, k -> new java.util.LinkedHashSet<>()).add(s);
+        s.push(List.of(utf8("subscribe"), utf8(channel), subscriptions(s)));
+    }
+
+    /** {@code UNSUBSCRIBE channel} from {@code s}, acknowledged as Redis does. */
+    public void unsubscribe(Subscriber s, String channel) {
+        java.util.LinkedHashSet<Subscriber> on = channels.get(channel);
+        if (on != null && on.remove(s) && on.isEmpty()) {
+            channels.remove(channel);
+        }
+        s.push(List.of(utf8("unsubscribe"), utf8(channel), subscriptions(s)));
+    }
+
+    /** {@code PING} on a subscribed connection: ["pong", ""] while it has a subscription, +PONG once it has none. */
+    public void ping(Subscriber s) {
+        s.push(subscriptions(s) > 0 ? List.of(utf8("pong"), utf8("")) : "PONG");
+    }
+
+    /** The connection closed: the server forgets its subscriptions. */
+    public void disconnected(Subscriber s) {
+        channels.values().removeIf(on -> on.remove(s) && on.isEmpty());
+    }
+
+    private long subscriptions(Subscriber s) {
+        return channels.values().stream().filter(on -> on.contains(s)).count();
+    }
+
+    /** {@code PUBLISH}: a message push to every connection subscribed to the channel; returns how many there are. */
+    private long publish(String channel, String message) {
+        java.util.LinkedHashSet<Subscriber> on = channels.get(channel);
+        if (on == null) {
+            return 0L;
+        }
+        if (world().tracing()) {
+            world().trace(name + " publishes " + message + " on " + channel + " to " + on.size());
+        }
+        for (Subscriber s : List.copyOf(on)) {
+            s.push(List.of(utf8("message"), utf8(channel), utf8(message)));
+        }
+        return on.size();
     }
 
     /** Somebody ran {@code FLUSHALL}: every key is gone, the process and its run_id stay. */
@@ -258,7 +320,8 @@ public final class SimRedis extends SimProcess {
                 return at == null ? -1L : at - nowMillis();
             }
             case "PUBLISH":
-                return 0L; // nobody subscribes in a simulation: waiters poll, as they do while a subscription is down
+                arity(args, 3);
+                return publish(args.get(1), args.get(2));
             case "DEL": {
                 long n = 0;
                 for (int i = 1; i < args.size(); i++) {

@@ -15,6 +15,7 @@ import dev.redlock.internal.engine.SimEngine;
 import dev.redlock.internal.node.NodeClient;
 import dev.redlock.internal.node.Quarantine;
 import dev.redlock.internal.node.SimNodeClient;
+import dev.redlock.internal.node.SimSubscriber;
 import dev.redlock.internal.script.LockRef;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -28,14 +29,16 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 
 /**
- * One seeded run: five simulated Redis masters, three clients each running the real engine, a workload of RedLock and
- * MultiLock acquisitions and of the lock family's other kinds (a fair lock; a read-write lock's readers, writers with
- * and without preference, and readers let in by their own write lease; multi-resource locks over overlapping sets of
- * names, which overlap the plain locks of those names too), fenced and plain, watchdog on and off, extensions longer
- * and shorter, releases, abandoned leases, cancellations, under faults drawn from the seed, then every fault healed
- * and a liveness probe. The run's history goes to the chaos suite's checkers (mutual exclusion, fencing, exclusion per
- * resource), plus the simulation's own: read-write exclusion (readers inside their own write lease allowed), the fair
- * lock's grant order, orphaned keys and leaked keys.
+ * One seeded run: five simulated Redis masters, clients each running the real engine (subscribed to the nodes' release
+ * notifications where the configuration says so), a workload under faults drawn from the seed, then every fault
+ * healed and a liveness probe. The lock family's workload: three clients, RedLock and MultiLock acquisitions and the
+ * lock family's other kinds (a fair lock; a read-write lock's readers, writers with and without preference, and
+ * readers let in by their own write lease; multi-resource locks over overlapping sets of names, which overlap the plain
+ * locks of those names too), fenced and plain, watchdog on and off, extensions longer and shorter, releases, abandoned
+ * leases, cancellations. The one-lock workload: four clients with three acquisitions in flight each, all for one
+ * RedLock or one fair lock. The run's history goes to the chaos suite's checkers (mutual exclusion, fencing, exclusion
+ * per resource), plus the simulation's own: read-write exclusion (readers inside their own write lease allowed), the
+ * fair lock's grant order, orphaned keys and leaked keys.
  *
  * <p>Everything comes from the seed, so {@link #run} with the same configuration and seed replays exactly.
  */
@@ -45,7 +48,6 @@ import java.util.function.BooleanSupplier;
 public final class Simulation {
 
     static final int NODES = 5;
-    static final int CLIENTS = 3;
     static final double DRIFT_FACTOR = 0.01;
     static final long PER_NODE_TIMEOUT_MS = 20;
     static final long ACTIVE_MS = 2_500;
@@ -70,6 +72,8 @@ public final class Simulation {
      * What one run found.
      *
      * @param leasesByKind how many leases each kind of lock granted (plain, multi, fair, read, write)
+     * @param notifications how many release notifications the clients' subscribers handed to their engines
+     * @param acquireScripts how many acquire scripts the nodes ran (a round runs one on each node it reaches)
      */
     public record Result(
             SimConfig config,
@@ -79,7 +83,9 @@ public final class Simulation {
             int acquisitions,
             long events,
             long simulatedNanos,
-            Map<String, Integer> leasesByKind) {
+            Map<String, Integer> leasesByKind,
+            long notifications,
+            long acquireScripts) {
 
         /** Whether no checker found a violation. */
         public boolean ok() {
@@ -126,6 +132,7 @@ public final class Simulation {
     private final List<String> violations = new ArrayList<>();
     private final long activeEnd = ACTIVE_MS * MS;
     private int acquisitions;
+    private long acquireScripts;
     private boolean probed;
     private Slot lastPicked;
     private String fairKey;
@@ -168,15 +175,28 @@ public final class Simulation {
         }
     }
 
-    /** One simulated client JVM: its clock, its scheduler and its real engine. */
+    /**
+     * One simulated client JVM: its clock, its scheduler, its real engine, and a subscriber per node for its release
+     * notifications.
+     */
     private final class Client {
         final int index;
         final SimProcess process;
         final WallClock wall;
         final SimScheduler scheduler;
         final QuorumEngine engine;
+        final List<SimSubscriber> subscribers = new ArrayList<>();
 
         Client(int index) {
+            this(index, Duration.ofMillis(30), config.notifications());
+        }
+
+        /**
+         * @param retryDelay the engine's delay between rounds of a waiting acquisition
+         * @param notifications whether the client subscribes to the nodes' release notifications (off: its waiters
+         *     poll, as they do while every subscription is down)
+         */
+        Client(int index, Duration retryDelay, boolean notifications) {
             this.index = index;
             this.process = new SimProcess(world, "c" + index, rate(), random.nextLong(1L << 40));
             this.wall = new WallClock(process, world.between(-30_000, 30_000));
@@ -190,10 +210,12 @@ public final class Simulation {
                     .leaseTime(Duration.ofMillis(MAX_TTL_MS))
                     .perNodeTimeout(Duration.ofMillis(PER_NODE_TIMEOUT_MS))
                     .connectTimeout(Duration.ofMillis(100))
-                    .retryDelay(Duration.ofMillis(30))
+                    .retryDelay(retryDelay)
                     .retryJitter(0.5)
                     .driftFactor(DRIFT_FACTOR)
                     .circuitOpenDuration(Duration.ofMillis(200))
+                    // Scaled down with the other timings: a silent subscriber connection is found within the run.
+                    .identityCheckInterval(Duration.ofMillis(500))
                     .minValidity(Duration.ofMillis(5))
                     .keyPrefix(PREFIX)
                     .restartQuarantine(config.quarantine())
@@ -217,6 +239,26 @@ public final class Simulation {
                 reachable.add(() -> !s.down() && !s.paused() && !net.isCut(index, node));
             }
             this.engine = SimEngine.engine(rc, nodes, scheduler, quarantine, own, process, servers, reachable);
+            if (notifications) {
+                engine.listen(onRelease -> {
+                    for (int i = 0; i < NODES; i++) {
+                        subscribers.add(new SimSubscriber(
+                                rc.nodeNames().get(i), rc, process, index, servers.get(i), i, net, onRelease));
+                    }
+                    return SimSubscriber.fanOut(subscribers);
+                });
+            }
+        }
+
+        /** How many release notifications this client's subscribers handed to its engine. */
+        long notifications() {
+            return subscribers.stream().mapToLong(SimSubscriber::messages).sum();
+        }
+
+        void close() {
+            engine.close();
+            scheduler.shutdown();
+            subscribers.forEach(SimSubscriber::close);
         }
     }
 
@@ -325,7 +367,7 @@ public final class Simulation {
         this.seed = seed;
         this.world = new SimWorld(seed);
         this.random = world.random();
-        this.net = new SimNetwork(world, CLIENTS, NODES);
+        this.net = new SimNetwork(world, config.workload().clients(), NODES);
     }
 
     /** Runs one seed of {@code config}. */
@@ -352,8 +394,81 @@ public final class Simulation {
                     sim.acquisitions,
                     sim.world.executed(),
                     sim.world.now(),
-                    Map.copyOf(sim.leasesByKind));
+                    Map.copyOf(sim.leasesByKind),
+                    sim.notifications(),
+                    sim.acquireScripts);
         }
+    }
+
+    /**
+     * One hand-off between clients, without faults: how long after a holder's release call the waiter of another
+     * client got the lock, and how many release notifications the clients' subscribers handed to their engines.
+     */
+    record HandOff(long nanos, long notifications) {}
+
+    /**
+     * Client 0 takes a RedLock (or a fair lock) for 100 ms; client 1 starts waiting for it 20 ms later with a 1 s
+     * retry delay, so after its first refused round it polls again only when the holder's key would have expired
+     * (about 800 ms later). With notifications on, the release's message wakes it at once. No faults.
+     */
+    static HandOff handOff(long seed, boolean fair, boolean notifications) {
+        return handOff(seed, fair, notifications, null);
+    }
+
+    /** {@link #handOff(long, boolean, boolean)}, sending a trace of every message to {@code trace} (or none). */
+    static HandOff handOff(long seed, boolean fair, boolean notifications, java.util.function.Consumer<String> trace) {
+        Simulation sim = new Simulation(SimConfig.FAULTS, seed);
+        sim.world.trace(trace);
+        return sim.runHandOff(fair, notifications);
+    }
+
+    private HandOff runHandOff(boolean fair, boolean notifications) {
+        for (int i = 0; i < NODES; i++) {
+            servers.add(new SimRedis(world, "n" + i, rate(), random.nextLong(1L << 40), false));
+        }
+        Duration retry = Duration.ofSeconds(1);
+        Client holder = new Client(0, retry, notifications);
+        Client waiter = new Client(1, retry, notifications);
+        clients.addAll(List.of(holder, waiter));
+        LockRef ref = fair
+                ? LockRef.fair("f", LockRef.keyOf(PREFIX, "f"), QuorumPolicy.MAJORITY, QUEUE_WINDOW_MS)
+                : new LockRef("a", LockRef.keyOf(PREFIX, "a"), QuorumPolicy.MAJORITY, false);
+        long[] released = {-1};
+        long[] granted = {-1};
+        // A round on another lock connects each client to every node; a client that first meets a node cannot know
+        // what it lost before, and does not count its votes for the longest TTL (restart protection). Then the test.
+        LockRef warmUp = new LockRef("w", LockRef.keyOf(PREFIX, "w"), QuorumPolicy.MAJORITY, false);
+        holder.engine.acquireAsync(warmUp, MAX_TTL_MS, 0, false);
+        waiter.engine.acquireAsync(warmUp, MAX_TTL_MS, 0, false);
+        long start = 2 * MAX_TTL_MS * MS;
+        holder.process.afterClock(
+                start,
+                () -> holder.engine.acquireAsync(ref, MAX_TTL_MS, 0, false).thenAccept(r -> {
+                    Lease lease = r.lease().orElseThrow();
+                    holder.process.afterClock(100 * MS, () -> {
+                        released[0] = world.now();
+                        lease.releaseAsync();
+                    });
+                }));
+        waiter.process.afterClock(
+                start + 20 * MS,
+                () -> waiter.engine
+                        .acquireAsync(ref, MAX_TTL_MS, 3_000 * MS, false)
+                        .thenAccept(r -> {
+                            if (r.acquired()) {
+                                granted[0] = world.now();
+                            }
+                        }));
+        world.runUntil(start + 4_000 * MS);
+        for (Client c : clients) {
+            c.close();
+        }
+        return new HandOff(
+                released[0] < 0 || granted[0] < 0 ? Long.MAX_VALUE : granted[0] - released[0], notifications());
+    }
+
+    private long notifications() {
+        return clients.stream().mapToLong(Client::notifications).sum();
     }
 
     private double rate() {
@@ -367,7 +482,7 @@ public final class Simulation {
             persistent[i] = world.chance(config.trustPersistent() ? 0.6 : 0.2);
             servers.add(new SimRedis(world, "n" + i, rate(), random.nextLong(1L << 40), persistent[i]));
         }
-        for (int c = 0; c < CLIENTS; c++) {
+        for (int c = 0; c < config.workload().clients(); c++) {
             clients.add(new Client(c));
         }
         defineLocks();
@@ -375,7 +490,9 @@ public final class Simulation {
 
         scheduleFaults();
         for (Client c : clients) {
-            c.process.afterClock(world.between(0, 20 * MS), () -> cycle(c));
+            for (int t = 0; t < config.workload().threads(); t++) {
+                c.process.afterClock(world.between(0, 20 * MS), () -> cycle(c));
+            }
         }
         world.runUntil(activeEnd);
         heal();
@@ -398,7 +515,9 @@ public final class Simulation {
                 acquisitions,
                 world.executed(),
                 world.now(),
-                Map.copyOf(leasesByKind));
+                Map.copyOf(leasesByKind),
+                notifications(),
+                acquireScripts);
     }
 
     /**
@@ -407,6 +526,10 @@ public final class Simulation {
      * resource is the key of the plain lock of that name).
      */
     private void defineLocks() {
+        if (config.workload() == SimConfig.Workload.ONE_LOCK) {
+            defineOneLock();
+            return;
+        }
         Slot a = new Slot(new LockRef("a", LockRef.keyOf(PREFIX, "a"), QuorumPolicy.MAJORITY, false), Role.EXCLUSIVE);
         Slot b = new Slot(new LockRef("b", LockRef.keyOf(PREFIX, "b"), QuorumPolicy.MAJORITY, true), Role.EXCLUSIVE);
         Slot c = new Slot(
@@ -430,6 +553,23 @@ public final class Simulation {
         Slot m3 = multi("a", "b", "n");
         slots.addAll(List.of(a, b, c, fair, fair, reader, reader, reader, writer, preferred, m1, m2, m3));
         probes.addAll(List.of(a, b, c, fair, reader, writer, preferred, m1, m2, m3));
+    }
+
+    /** The one-lock workload's lock: a RedLock or a fair lock, each fenced in half the seeds. */
+    private void defineOneLock() {
+        boolean fenced = world.chance(0.5);
+        Slot one;
+        if (world.chance(0.5)) {
+            one = new Slot(new LockRef("a", LockRef.keyOf(PREFIX, "a"), QuorumPolicy.MAJORITY, fenced), Role.EXCLUSIVE);
+        } else {
+            fairKey = LockRef.keyOf(PREFIX, "f");
+            one = new Slot(
+                    LockRef.fair("f", fairKey, QuorumPolicy.MAJORITY, QUEUE_WINDOW_MS)
+                            .withFencing(fenced),
+                    Role.EXCLUSIVE);
+        }
+        slots.add(one);
+        probes.add(one);
     }
 
     private Slot multi(String... names) {
@@ -477,6 +617,9 @@ public final class Simulation {
 
     /** A node ran a script for a client: the fair lock's places and leaves, as the nodes saw them. */
     private void ran(int client, int node, String script, List<String> keys, List<String> argv, Object reply) {
+        if (script.equals("acquire.lua")) {
+            acquireScripts++;
+        }
         if (keys.isEmpty() || !keys.get(0).equals(fairKey) || argv.size() < 3) {
             return;
         }
@@ -569,7 +712,9 @@ public final class Simulation {
         lastPicked = slot;
         long ttl = world.between(150, MAX_TTL_MS);
         boolean auto = world.chance(0.3);
-        long wait = world.chance(0.5) ? 0 : world.between(20, 600) * MS;
+        long wait = oneLock()
+                ? (world.chance(0.15) ? 0 : world.between(50, 1_500) * MS)
+                : (world.chance(0.5) ? 0 : world.between(20, 600) * MS);
         CompletableFuture<AcquireResult> f = acquire(c, slot, slot.ref(), ttl, wait, auto, null, t -> {
             if (t == null) {
                 c.process.afterClock(world.between(0, 50) * MS, () -> cycle(c));
@@ -580,9 +725,13 @@ public final class Simulation {
         if (world.chance(0.08)) {
             c.process.afterClock(world.between(0, 60) * MS, () -> f.cancel(false));
         }
-        if (slot.ref().kind() == LockRef.Kind.FAIR && world.chance(0.5)) {
+        if (slot.ref().kind() == LockRef.Kind.FAIR && !oneLock() && world.chance(0.5)) {
             companion(c, slot);
         }
+    }
+
+    private boolean oneLock() {
+        return config.workload() == SimConfig.Workload.ONE_LOCK;
     }
 
     /**
@@ -618,7 +767,10 @@ public final class Simulation {
     private void hold(Track t, long ttl, boolean auto) {
         Client c = t.client;
         Lease lease = t.lease;
-        long hold = auto ? world.between(ttl / 2, 3 * ttl) : world.between(0, ttl * 13 / 10);
+        long hold = oneLock() && world.chance(0.9)
+                // Mostly short: the lock changes hands often, and its waiters are woken each time.
+                ? world.between(0, 60)
+                : auto ? world.between(ttl / 2, 3 * ttl) : world.between(0, ttl * 13 / 10);
         if (world.chance(0.35)) {
             long extendTo = world.between(150, MAX_TTL_MS);
             c.process.afterClock(hold * MS * world.between(2, 8) / 10, () -> {
@@ -630,7 +782,7 @@ public final class Simulation {
         if (t.role == Role.WRITE && world.chance(0.3)) {
             downgrade(c, lease, hold * MS * world.between(0, 9) / 10);
         }
-        boolean release = auto || world.chance(0.85);
+        boolean release = auto || world.chance(oneLock() ? 0.95 : 0.85);
         c.process.afterClock(hold * MS, () -> {
             if (release) {
                 t.released = true;
@@ -731,7 +883,7 @@ public final class Simulation {
                 break;
             }
             case 3: { // a client cut off from some nodes
-                int c = random.nextInt(CLIENTS);
+                int c = random.nextInt(clients.size());
                 long d = world.between(10, 800) * MS;
                 int count = (int) world.between(1, 3);
                 for (int i = 0; i < count; i++) {
@@ -742,7 +894,7 @@ public final class Simulation {
                 break;
             }
             case 4: { // a client process stops (GC pause)
-                Client c = clients.get(random.nextInt(CLIENTS));
+                Client c = clients.get(random.nextInt(clients.size()));
                 long d = world.between(5, 800) * MS;
                 c.process.pause(world.now(), world.now() + d);
                 break;
@@ -782,7 +934,7 @@ public final class Simulation {
 
     private void heal() {
         calm();
-        for (int c = 0; c < CLIENTS; c++) {
+        for (int c = 0; c < clients.size(); c++) {
             for (int n = 0; n < NODES; n++) {
                 net.setCut(c, n, false);
             }
@@ -878,8 +1030,7 @@ public final class Simulation {
         }
         this.checks = results;
         for (Client c : clients) {
-            c.engine.close();
-            c.scheduler.shutdown();
+            c.close();
         }
     }
 

@@ -17,13 +17,17 @@ import org.junit.jupiter.api.Test;
  * The real engine against seeded simulated clusters. Inside the assumptions every seed must pass every checker;
  * outside them (negative controls) the same checkers must report violations within the first thousand seeds.
  *
- * <p>{@code -Dsim.seeds} sets how many seeds the inside configurations share (default 6,000), {@code -Dsim.base} the
- * first seed ({@code random} for a fresh one, printed); {@code -Dsim.config=NAME -Dsim.seed=N} replays one run, and
+ * <p>{@code -Dsim.seeds} sets how many seeds the inside configurations of the lock family share (default 6,000),
+ * {@code -Dsim.oneLockSeeds} how many the one-lock configuration runs (default 16), {@code -Dsim.base} the first seed
+ * ({@code random} for a fresh one, printed); {@code -Dsim.config=NAME -Dsim.seed=N} replays one run, and
  * {@code -Dsim.trace=true} prints every message and fault of it.
  */
 class SimulationTest {
 
     private static final List<SimConfig> INSIDE = List.of(SimConfig.FAULTS, SimConfig.TRUSTED_PERSISTENCE);
+    /** Inside the assumptions too, with its own seed count: a seed of it costs far more (see the README). */
+    private static final SimConfig ONE_LOCK = SimConfig.ONE_LOCK;
+
     private static final List<SimConfig> OUTSIDE =
             List.of(SimConfig.DRIFT_BEYOND_FACTOR, SimConfig.NO_QUARANTINE, SimConfig.MAJORITY_LOSS);
 
@@ -85,13 +89,19 @@ class SimulationTest {
     void insideTheAssumptionsNoSeedViolatesAnything() throws Exception {
         Assumptions.assumeFalse(replaying(), "replaying one seed");
         int seeds = Integer.parseInt(property("sim.seeds") == null ? "6000" : property("sim.seeds"));
+        int oneLockSeeds = Integer.parseInt(property("sim.oneLockSeeds") == null ? "16" : property("sim.oneLockSeeds"));
         long base = base();
-        System.out.println(
-                "simulation: base seed " + base + ", " + seeds + " seeds over " + INSIDE.size() + " configurations");
+        System.out.println("simulation: base seed " + base + ", " + seeds + " seeds over " + INSIDE.size()
+                + " configurations, " + oneLockSeeds + " of " + ONE_LOCK.name());
         List<String> failures = new ArrayList<>();
-        for (int c = 0; c < INSIDE.size(); c++) {
-            SimConfig config = INSIDE.get(c);
-            int count = seeds / INSIDE.size() + (c < seeds % INSIDE.size() ? 1 : 0);
+        List<SimConfig> configs = new ArrayList<>(INSIDE);
+        configs.add(ONE_LOCK);
+        for (int c = 0; c < configs.size(); c++) {
+            SimConfig config = configs.get(c);
+            int count = config == ONE_LOCK ? oneLockSeeds : seeds / INSIDE.size() + (c < seeds % INSIDE.size() ? 1 : 0);
+            if (count == 0) {
+                continue;
+            }
             long started = System.nanoTime();
             List<Simulation.Result> results = runSeeds(config, base + (long) c * 1_000_000_000L, count, false);
             long events = results.stream().mapToLong(Simulation.Result::events).sum();
@@ -108,10 +118,22 @@ class SimulationTest {
             java.util.Map<String, Integer> kinds = new java.util.TreeMap<>();
             results.forEach(r -> r.leasesByKind().forEach((k, n) -> kinds.merge(k, n, Integer::sum)));
             System.out.println("  leases by kind: " + kinds);
+            long notifications =
+                    results.stream().mapToLong(Simulation.Result::notifications).sum();
+            long scripts = results.stream()
+                    .mapToLong(Simulation.Result::acquireScripts)
+                    .sum();
+            System.out.printf(
+                    "  %,d release notifications delivered, %.1f acquire scripts run per lease%n",
+                    notifications, scripts / (double) Math.max(1, acquired));
             for (Simulation.Result r : results) {
                 if (!r.ok() && failures.size() < 10) {
                     failures.add(describe(r));
                 }
+            }
+            if (config.notifications() && notifications == 0) {
+                failures.add(config.name() + ": no release notification reached any client in " + results.size()
+                        + " seeds: the simulated pub/sub delivers nothing");
             }
         }
         if (!failures.isEmpty()) {
@@ -148,6 +170,46 @@ class SimulationTest {
             assertEquals(a.events(), b.events(), "events of seed " + seed);
             assertEquals(a.acquisitions(), b.acquisitions(), "leases of seed " + seed);
             assertEquals(a.checks().toString(), b.checks().toString(), "checks of seed " + seed);
+        }
+    }
+
+    @Test
+    void oneLockSeedReplaysExactly() {
+        Assumptions.assumeFalse(replaying(), "replaying one seed");
+        for (long seed : new long[] {5, 25}) { // a fair lock's and a RedLock's, among the cheaper seeds
+            Simulation.Result a = Simulation.run(SimConfig.ONE_LOCK, seed);
+            Simulation.Result b = Simulation.run(SimConfig.ONE_LOCK, seed);
+            assertTrue(a.notifications() > 0, "no notification in one-lock seed " + seed);
+            assertEquals(a.events(), b.events(), "events of one-lock seed " + seed);
+            assertEquals(a.leasesByKind(), b.leasesByKind(), "leases of one-lock seed " + seed);
+            assertEquals(a.notifications(), b.notifications(), "notifications of one-lock seed " + seed);
+            assertEquals(a.acquireScripts(), b.acquireScripts(), "acquire scripts of one-lock seed " + seed);
+            assertEquals(a.checks().toString(), b.checks().toString(), "checks of one-lock seed " + seed);
+        }
+    }
+
+    /**
+     * A release wakes a waiter of another client through the nodes' notifications: with them, the waiter gets the
+     * lock within a few network delays of the holder's release call; without, only at its next poll, hundreds of
+     * milliseconds later. A plain RedLock and a fair lock, three seeds each.
+     */
+    @Test
+    void aReleaseNotificationWakesAWaiterOfAnotherClient() {
+        Assumptions.assumeFalse(replaying(), "replaying one seed");
+        for (boolean fair : new boolean[] {false, true}) {
+            for (long seed = 1; seed <= 3; seed++) {
+                String what = (fair ? "fair lock" : "RedLock") + ", seed " + seed;
+                Simulation.HandOff on = Simulation.handOff(seed, fair, true);
+                Simulation.HandOff off = Simulation.handOff(seed, fair, false);
+                assertTrue(on.notifications() > 0, what + ": no notification delivered");
+                assertTrue(
+                        on.nanos() < 5_000_000L,
+                        what + ": hand-off took " + on.nanos() / 1e6 + " ms with notifications");
+                assertEquals(0, off.notifications(), what + ": notifications delivered while off");
+                assertTrue(
+                        off.nanos() > 100_000_000L && off.nanos() < Long.MAX_VALUE,
+                        what + ": hand-off took " + off.nanos() / 1e6 + " ms without notifications");
+            }
         }
     }
 

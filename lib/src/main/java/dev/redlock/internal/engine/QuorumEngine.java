@@ -203,10 +203,12 @@ public final class QuorumEngine implements AutoCloseable {
     /**
      * Wakes waiters on the nodes' release notifications as well as on this client's own releases (when release
      * notifications are on). Call once, before the first acquisition.
+     *
+     * @param source the node clients ({@link NodeClients}), or a simulation's nodes
      */
-    public void listen(NodeClients clients) {
+    public void listen(Subscriptions.Source source) {
         if (waitRoom != null) {
-            subscriptions = clients.listen(waitRoom::heard);
+            subscriptions = source.listen(waitRoom::heard);
         }
     }
 

@@ -8,7 +8,7 @@ import java.util.List;
  * Builds and runs a client's node connections: plain-TCP nodes share one non-blocking I/O loop; TLS nodes and
  * user-built Jedis clients each get a {@link JedisNodeClient} with its own I/O thread.
  */
-public final class NodeClients implements AutoCloseable {
+public final class NodeClients implements AutoCloseable, Subscriptions.Source {
 
     private final List<NodeClient> nodes;
     private final NioLoop loop;
@@ -51,8 +51,10 @@ public final class NodeClients implements AutoCloseable {
      * loop, opened when the first key is subscribed); TLS nodes and user-built clients have none, their waiters poll.
      * Call once, before {@link #start()}.
      *
-     * @param onRelease called with a released key and its token's prefix, on the I/O loop thread; must not block
+     * @param onRelease called with a released key and the payload its release published, on the I/O loop thread;
+     *     must not block
      */
+    @Override
     public Subscriptions listen(java.util.function.BiConsumer<String, String> onRelease) {
         for (NodeSpec spec : config.nodeSpecs()) {
             if (spec.client() == null && !spec.ssl()) {

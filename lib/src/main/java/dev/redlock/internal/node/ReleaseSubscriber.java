@@ -298,13 +298,31 @@ final class ReleaseSubscriber implements NioLoop.Handler {
             refused = true;
             throw new IOException("subscribe refused: " + reply);
         }
-        // PING: ["pong", ""] while subscribed, +PONG once every channel was unsubscribed.
+        String kind = push(reply, onRelease);
+        if (kind.equals("pong")) {
+            pingSentNanos = 0;
+        } else if (kind.equals("subscribe") && !listening) {
+            listening = true;
+            failures = 0;
+            LOG.debug("node {}: listening for release notifications", spec.name());
+        }
+    }
+
+    /**
+     * One reply of a subscribed connection, as {@link Resp} parsed it (not an error, not an AUTH reply): a message
+     * goes to {@code onRelease} with its channel (the released key) and its payload as published; the simulation's
+     * subscribers hand their pushes here too.
+     *
+     * @return the push's kind: {@code message}, {@code subscribe}, {@code unsubscribe}, or {@code pong} (a PING's
+     *     answer: ["pong", ""] while subscribed, +PONG once every channel was unsubscribed)
+     * @throws Resp.ProtocolException if the reply is none of these
+     */
+    static String push(Object reply, BiConsumer<String, String> onRelease) throws Resp.ProtocolException {
         if ("PONG".equals(reply)
                 || (reply instanceof List
                         && ((List<?>) reply).size() == 2
                         && "pong".equals(text(((List<?>) reply).get(0))))) {
-            pingSentNanos = 0;
-            return;
+            return "pong";
         }
         if (!(reply instanceof List) || ((List<?>) reply).size() != 3) {
             throw new Resp.ProtocolException("not a pub/sub push");
@@ -313,15 +331,10 @@ final class ReleaseSubscriber implements NioLoop.Handler {
         String kind = text(push.get(0));
         if (kind.equals("message")) {
             onRelease.accept(text(push.get(1)), text(push.get(2)));
-        } else if (kind.equals("subscribe")) {
-            if (!listening) {
-                listening = true;
-                failures = 0;
-                LOG.debug("node {}: listening for release notifications", spec.name());
-            }
-        } else if (!kind.equals("unsubscribe")) {
+        } else if (!kind.equals("subscribe") && !kind.equals("unsubscribe")) {
             throw new Resp.ProtocolException("not a pub/sub push: " + kind);
         }
+        return kind;
     }
 
     private static String text(Object o) throws Resp.ProtocolException {

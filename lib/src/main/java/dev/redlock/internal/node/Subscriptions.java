@@ -33,6 +33,18 @@ public interface Subscriptions {
         };
     }
 
+    /** Where a client's release notifications come from: its nodes' subscriber connections, or simulated ones. */
+    interface Source {
+        /**
+         * Starts listening. Call once, before the first key is subscribed.
+         *
+         * @param onRelease called with a released key (the channel) and the payload its release published, unchanged;
+         *     must not block
+         * @return where the keys that have waiters are subscribed
+         */
+        Subscriptions listen(java.util.function.BiConsumer<String, String> onRelease);
+    }
+
     /** The key got its first waiter; never blocks. */
     void subscribe(String key);
 
