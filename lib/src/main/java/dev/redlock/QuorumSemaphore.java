@@ -261,7 +261,7 @@ public final class QuorumSemaphore {
                         watch.close(); // cancelled meanwhile: its completion may have run before the watch was set
                         return;
                     }
-                    wakeNow(); // a permit released before the watch began would go unheard: pass once more
+                    passSoon(); // a permit released before the watch began would go unheard: pass once more
                     return;
                 }
             }
@@ -276,23 +276,30 @@ public final class QuorumSemaphore {
 
         /** A release of a permit was signalled: end the sleep, if asleep, on the scheduler (never the I/O thread). */
         void signalled() {
-            if (asleep.get()) {
+            if (asleep.compareAndSet(true, false)) { // only one of the timer and the signals ends a sleep
                 java.util.concurrent.ScheduledFuture<?> t = timer;
                 if (t != null) {
                     t.cancel(false);
                 }
-                wakeNow();
+                passSoon();
             }
         }
 
-        private void wakeNow() {
-            asleep.set(true);
-            if (engine.schedule(this::wake, 0) == null) {
+        /** The next pass, on the scheduler. */
+        private void passSoon() {
+            if (engine.schedule(
+                            () -> {
+                                if (!result.isDone()) {
+                                    start();
+                                }
+                            },
+                            0)
+                    == null) {
                 result.completeExceptionally(closed());
             }
         }
 
-        /** Ends the sleep and passes again, once per sleep whoever calls it first. */
+        /** The sleep's timer: ends it and passes again, unless a signal ended it first. */
         private void wake() {
             if (asleep.compareAndSet(true, false) && !result.isDone()) {
                 start();

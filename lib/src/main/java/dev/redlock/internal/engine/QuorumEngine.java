@@ -194,6 +194,16 @@ public final class QuorumEngine implements AutoCloseable {
             }
 
             @Override
+            public void leaveAny(String key) {
+                if (!closed) {
+                    acquisitions.sendLeave(new LockRef(key, key, dev.redlock.QuorumPolicy.MAJORITY)
+                            .handOver(TimeUnit.NANOSECONDS.toMillis(window))
+                            .begin(waitRoom.clientId, 0)
+                            .handingOver(0));
+                }
+            }
+
+            @Override
             public long windowNanos() {
                 return window;
             }
@@ -339,6 +349,9 @@ public final class QuorumEngine implements AutoCloseable {
     /** Stops accepting work; queued releases are flushed by each node within its grace period. */
     @Override
     public void close() {
+        if (waitRoom != null) {
+            waitRoom.closeLingering(); // before closed is set: those leaves still go out
+        }
         closed = true;
         // Before the nodes close (they still send releases while closing): a fair waiter or a preferred writer of a
         // closed client must not hold the others up until its place expires.

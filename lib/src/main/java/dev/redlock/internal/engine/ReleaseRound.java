@@ -107,6 +107,11 @@ final class ReleaseRound extends EnginePart {
      * those it never reached and those that refused it. Nobody waits for it.
      */
     void releaseInBackground(Round failed, LockRef ref, String token, long ttlMillis, long keyExpiryNanos) {
+        if (waitRoom != null && ref.handsOver()) {
+            // The nodes' reports of this release name the client (the release gives it its place): they must not wake
+            // the waiter whose round this was, or a node that keeps refusing would have it retry at once, in a loop.
+            waitRoom.ignore(ref.key(), Tokens.prefix(token));
+        }
         long now = ticker.nanoTime();
         Round round = new Round(NodeOp.Kind.RELEASE, names, nodes.size(), now, ticker);
         long sendBy = keyExpiryNanos - (now + perNodeTimeoutNanos) > 0 ? keyExpiryNanos : now + perNodeTimeoutNanos;
@@ -269,7 +274,7 @@ final class ReleaseRound extends EnginePart {
             return lease.handingOver(0);
         }
         long next = waitRoom.nextPlace(lease.key(), null);
-        if (next == 0) {
+        if (next == 0 && !lease.shape().waiter().equals("-")) { // a single attempt's lease has no place to leave
             // At the back, only if another client's place is queued (see release.lua).
             LockRef back = lease.handingOver(-engine.acquisitions.placeNow());
             if (waitRoom.lingers(back)) {

@@ -108,14 +108,18 @@ final class WaitRoom {
          * Counts one more report of a release; true once, when it has been reported {@code enough} times (or it is
          * the first report and {@code enough} is at most 1): then it wakes a waiter.
          */
-        boolean use(String release, int enough) {
-            int at = -1;
+        /** Where {@code release} is remembered, or -1. */
+        int find(String release) {
             for (int i = 0; i < recent.length; i++) {
                 if (release.equals(recent[i])) {
-                    at = i;
-                    break;
+                    return i;
                 }
             }
+            return -1;
+        }
+
+        boolean use(String release, int enough) {
+            int at = find(release);
             if (at < 0) {
                 at = next;
                 recent[at] = release;
@@ -138,6 +142,8 @@ final class WaitRoom {
     final String clientId;
 
     private final Hooks hooks;
+    /** Numbers the lingering spells across keys: a timer of an earlier spell (even of a queue since gone) does nothing. */
+    private final java.util.concurrent.atomic.AtomicInteger spells = new java.util.concurrent.atomic.AtomicInteger();
     /**
      * How many nodes must report a release that names a waiter of this client before it wakes it: a majority of the
      * nodes. Woken by the first report, it would ask the nodes that have not run the release yet, and be refused
@@ -156,6 +162,9 @@ final class WaitRoom {
          */
         void leave(LockRef ref);
 
+        /** Takes this client's place, wherever it is, out of the nodes' hand-over queue of {@code key}. */
+        void leaveAny(String key);
+
         /** How long a place in a hand-over queue lasts without a new attempt, in nanoseconds. */
         long windowNanos();
     }
@@ -169,6 +178,9 @@ final class WaitRoom {
 
         @Override
         public void leave(LockRef ref) {}
+
+        @Override
+        public void leaveAny(String key) {}
 
         @Override
         public long windowNanos() {
@@ -334,13 +346,16 @@ final class WaitRoom {
         Waiter[] target = new Waiter[1];
         queues.computeIfPresent(key, (k, q) -> {
             q.heard = true;
-            if (q.lingering && q.leftPlace != null && (head == null || head.equals(clientId))) {
-                // Nobody came back for the place a release left: it goes if it is next; a node that queues nobody
-                // did not keep it (see release.lua).
-                if (head != null) {
-                    // Sent before the queue goes, so that a new acquisition of this client, which then takes a place
-                    // with a round of its own, reaches each node after it.
+            if (q.waiters.isEmpty() && q.lingering && (head == null || head.equals(clientId))) {
+                // This client is next (or nobody queues on that node) with no waiter: its place goes, so that it
+                // does not hold the others up for a window. Conditional where a release left it at the back; else
+                // it is a place a late update put back. Sent inside the queue's lock, before the queue goes, so that
+                // a new acquisition of this client, which then takes a place with a round of its own, reaches each
+                // node after it.
+                if (q.leftPlace != null) {
                     hooks.leave(q.leftPlace);
+                } else if (head != null) {
+                    hooks.leaveAny(k);
                 }
                 unsubscribe(k);
                 return null;
@@ -394,7 +409,7 @@ final class WaitRoom {
      * client's place on the nodes for its next acquisition. Guarded by the key's bin lock.
      */
     private boolean linger(String key, Queue q) {
-        int spell = ++q.spell;
+        int spell = q.spell = spells.incrementAndGet();
         if (!hooks.later(() -> endLingering(key, spell), hooks.windowNanos())) {
             return false;
         }
@@ -425,8 +440,8 @@ final class WaitRoom {
     boolean lingers(LockRef ref) {
         boolean[] yes = new boolean[1];
         queues.computeIfPresent(ref.key(), (k, q) -> {
-            if (q.lingering && q.waiters.isEmpty()) {
-                int spell = ++q.spell;
+            if (q.lingering && q.waiters.isEmpty() && q.leftPlace == null) {
+                int spell = q.spell = spells.incrementAndGet();
                 if (hooks.later(() -> endLingering(k, spell), hooks.windowNanos())) {
                     q.leftPlace = ref;
                     yes[0] = true;
@@ -435,6 +450,15 @@ final class WaitRoom {
             return q;
         });
         return yes[0];
+    }
+
+    /** The reports of this client's release {@code release} of the key wake nobody (a failed round's own release). */
+    void ignore(String key, String release) {
+        queues.computeIfPresent(key, (k, q) -> {
+            q.use(release, Integer.MAX_VALUE);
+            q.used[q.find(release)] = true;
+            return q;
+        });
     }
 
     /** The waiter whose id starts with {@code head}, or null. */
@@ -573,13 +597,33 @@ final class WaitRoom {
     /** Wakes every waiter (the client is closing: they find out at once instead of at their next poll). */
     void wakeAll() {
         List<Waiter> all = new ArrayList<>();
-        for (Queue q : queues.values()) {
-            synchronized (all) {
-                all.addAll(List.copyOf(q.waiters)); // a stale copy is fine: each is only woken
-            }
+        for (String key : queues.keySet()) {
+            queues.computeIfPresent(key, (k, q) -> {
+                all.addAll(q.waiters); // a copy under the key's lock; each is only woken, outside it
+                return q;
+            });
         }
         for (Waiter w : all) {
             w.wake();
+        }
+    }
+
+    /**
+     * The client closes: places that releases left at the back for acquisitions that will not come now leave the
+     * nodes' queues (before the nodes close), and the lingering keys go.
+     */
+    void closeLingering() {
+        for (String key : queues.keySet()) {
+            queues.computeIfPresent(key, (k, q) -> {
+                if (!q.waiters.isEmpty() || !q.lingering) {
+                    return q;
+                }
+                if (q.leftPlace != null) {
+                    hooks.leave(q.leftPlace);
+                }
+                unsubscribe(k);
+                return null;
+            });
         }
     }
 
