@@ -51,6 +51,8 @@ final class Acquisition implements Round.Listener {
     private volatile Round due;
     /** Joined: when the sleep between rounds ends ({@link System#nanoTime()}: real time, as the scheduler's). */
     private volatile long wakeAt;
+    /** Whether the round in flight was started by a release signal (its turn was announced). */
+    boolean woken;
     /** While round 2 of a fenced acquisition runs: the won round, and the candidate token. */
     Attempt fencing;
 
@@ -246,9 +248,7 @@ final class Acquisition implements Round.Listener {
         }
         rounds++;
         WaitRoom.Waiter w = waiter;
-        if (w != null) {
-            engine.waitRoom.consumeSignal(w);
-        }
+        woken = w != null && engine.waitRoom.consumeSignal(w);
         token = Tokens.next(engine.random);
         long t1 = engine.ticker.nanoTime();
         Round round = engine.acquireRound
@@ -368,7 +368,7 @@ final class Acquisition implements Round.Listener {
         sleepThenRound(
                 w != null && engine.waitRoom.signalled(w)
                         ? 0
-                        : engine.acquisitions.delayAfter(ref, a.outcome, w, rounds, forever, remaining));
+                        : engine.acquisitions.delayAfter(ref, a.outcome, w, rounds, forever, remaining, woken));
     }
 
     /** Starts the next round after {@code delay}, or as soon as a release is signalled. */

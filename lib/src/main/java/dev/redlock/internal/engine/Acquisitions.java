@@ -68,10 +68,17 @@ final class Acquisitions extends EnginePart {
      * crashed frees the lock then, and the waiter is there.
      */
     long delayAfter(
-            LockRef ref, RoundOutcome failed, WaitRoom.Waiter waiter, int rounds, boolean forever, long remaining) {
-        // Refused by a quorum with nothing granted: wait to be named. A round that was granted somewhere or met
-        // failures (it may have been this waiter's turn, on a slow node) retries at the usual delay.
-        boolean refused = failed.granted() == 0 && failed.taken() >= failed.required();
+            LockRef ref,
+            RoundOutcome failed,
+            WaitRoom.Waiter waiter,
+            int rounds,
+            boolean forever,
+            long remaining,
+            boolean woken) {
+        // Refused by a quorum with nothing granted, unprompted: wait to be named. A round that was granted somewhere,
+        // met failures, or was started because a release named this waiter (it was its turn, but a node did not see
+        // it so yet) retries at the usual delay.
+        boolean refused = !woken && failed.granted() == 0 && failed.taken() >= failed.required();
         long delay = waiter != null && refused && (ref.handsOver() || ref.kind() == LockRef.Kind.FAIR)
                 ? delayAfterJoining(ref, waiter)
                 : queuedDelay(waiter, rounds);

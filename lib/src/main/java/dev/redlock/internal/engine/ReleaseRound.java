@@ -107,7 +107,7 @@ final class ReleaseRound extends EnginePart {
      * those it never reached and those that refused it. Nobody waits for it.
      */
     void releaseInBackground(Round failed, LockRef ref, String token, long ttlMillis, long keyExpiryNanos) {
-        if (waitRoom != null && ref.handsOver()) {
+        if (waitRoom != null && (ref.handsOver() || ref.kind() == LockRef.Kind.FAIR)) {
             // The nodes' reports of this release name the client (the release gives it its place): they must not wake
             // the waiter whose round this was, or a node that keeps refusing would have it retry at once, in a loop.
             waitRoom.ignore(ref.key(), Tokens.prefix(token));
