@@ -21,7 +21,9 @@ import java.util.function.Consumer;
 
 /**
  * Contending clients, each with its own {@link RedlockClient} (its own connections, as separate processes would
- * have), taking one lock over and over and recording every attempt in a {@link History}.
+ * have), taking one lock over and over from one or several threads each and recording every attempt in a
+ * {@link History}. Release notifications are on, as in the client's default configuration: a waiter is woken by the
+ * release of another client's lease (through the nodes) or of another thread's of its own client.
  *
  * <p>Inside each critical section the client checks its lease, reads a shared register, waits a random short time,
  * checks its lease again and writes the register back incremented: with a broken lock two holders interleave and an
@@ -32,6 +34,7 @@ public final class LockWorkload {
     /** What the clients do; mutable, built by a scenario before {@link #run}. */
     public static final class Settings {
         int clients = 4;
+        int threads = 1;
         String lock = "chaos";
         QuorumPolicy policy = QuorumPolicy.MAJORITY;
         Duration leaseTime = Duration.ofSeconds(1);
@@ -44,6 +47,12 @@ public final class LockWorkload {
 
         public Settings clients(int clients) {
             this.clients = clients;
+            return this;
+        }
+
+        /** How many threads of each client take the lock, each one acquisition after another (default 1). */
+        public Settings threads(int threads) {
+            this.threads = threads;
             return this;
         }
 
@@ -157,27 +166,30 @@ public final class LockWorkload {
                 RedlockClient client = RedlockClient.create(b.build());
                 clients.add(client);
                 int clientId = id;
-                Random random = new Random(seed * 31 + id);
-                Thread t = new Thread(
-                        () -> {
-                            try {
-                                QuorumLock lock = client.lock(settings.lock, settings.policy);
-                                loop(
-                                        clientId,
-                                        settings.fenced ? lock.fenced() : lock,
-                                        settings,
-                                        history,
-                                        register,
-                                        maxRound,
-                                        stale,
-                                        random,
-                                        stopAt);
-                            } catch (Throwable e) {
-                                crashes.add(e);
-                            }
-                        },
-                        "chaos-client-" + id);
-                threads.add(t);
+                for (int thread = 0; thread < settings.threads; thread++) {
+                    // The first thread's work times are those a one-thread client had with the same seed.
+                    Random random = new Random(thread == 0 ? seed * 31 + id : (seed * 31 + id) * 31 + thread);
+                    Thread t = new Thread(
+                            () -> {
+                                try {
+                                    QuorumLock lock = client.lock(settings.lock, settings.policy);
+                                    loop(
+                                            clientId,
+                                            settings.fenced ? lock.fenced() : lock,
+                                            settings,
+                                            history,
+                                            register,
+                                            maxRound,
+                                            stale,
+                                            random,
+                                            stopAt);
+                                } catch (Throwable e) {
+                                    crashes.add(e);
+                                }
+                            },
+                            "chaos-client-" + id + (settings.threads > 1 ? "-" + thread : ""));
+                    threads.add(t);
+                }
             }
             threads.forEach(Thread::start);
             for (Thread t : threads) {

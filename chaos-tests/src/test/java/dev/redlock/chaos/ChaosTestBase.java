@@ -1,6 +1,7 @@
 package dev.redlock.chaos;
 
 import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.redlock.AcquireResult;
 import dev.redlock.Lease;
@@ -24,6 +25,9 @@ import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * Runs a chaos scenario: a seeded fault schedule against a contended workload, then checkers over the recorded
@@ -145,6 +149,24 @@ abstract class ChaosTestBase {
             }
         }
         return left;
+    }
+
+    /**
+     * Release notifications were in use on node {@code i}: clients subscribed there and releases published (a release
+     * script's {@code PUBLISH} counts in {@code INFO commandstats} as a command of its own).
+     */
+    static void assertNotificationsInUse(ChaosCluster cluster, int i) {
+        String stats;
+        try (var jedis = cluster.server(i).client()) {
+            stats = jedis.info("commandstats");
+        }
+        for (String command : List.of("subscribe", "publish")) {
+            Matcher m = Pattern.compile("cmdstat_" + command + ":calls=(\\d+)").matcher(stats);
+            assertTrue(
+                    m.find() && Long.parseLong(m.group(1)) > 0,
+                    "node " + i + " served no " + command.toUpperCase(Locale.ROOT)
+                            + ": release notifications were not in use");
+        }
     }
 
     /** A stop-the-world pause of the calling thread; park may wake early, so it loops until the time is up. */

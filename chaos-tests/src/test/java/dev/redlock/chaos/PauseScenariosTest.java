@@ -20,7 +20,10 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
-/** Scenarios 3, 9 and 10: stalled nodes and a stalled holder. */
+/**
+ * Scenarios 3, 9 and 10: stalled nodes (four clients with three threads each on one lock, release notifications on)
+ * and a stalled holder.
+ */
 class PauseScenariosTest extends ChaosTestBase {
 
     private static final Duration PER_NODE_TIMEOUT = Duration.ofMillis(100);
@@ -39,9 +42,10 @@ class PauseScenariosTest extends ChaosTestBase {
                             "SIGCONT node " + victim,
                             () -> cluster.resume(victim));
             LockWorkload.Settings settings =
-                    new LockWorkload.Settings().duration(duration).clients(4);
+                    new LockWorkload.Settings().duration(duration).clients(4).threads(3);
             Run run = run("pause-node", cluster, settings, nemesis, seed, List.of());
             assertTrue(run.allValid(), () -> run.results().toString());
+            assertNotificationsInUse(cluster, (victim + 1) % 5);
             // No round waits for the stalled node longer than the per-node timeout (plus scheduling slack on a
             // busy machine): a round either decides without it or gives up on it.
             Duration maxRound = Duration.ofNanos(run.result().maxRoundNanos());
@@ -74,7 +78,7 @@ class PauseScenariosTest extends ChaosTestBase {
                     "CLIENT PAUSE 300 WRITE on node " + writePaused,
                     () -> cluster.clientPauseWrites(writePaused, Duration.ofMillis(300)));
             LockWorkload.Settings settings =
-                    new LockWorkload.Settings().duration(duration).clients(4);
+                    new LockWorkload.Settings().duration(duration).clients(4).threads(3);
             Run run = run("stall-mid-request", cluster, settings, nemesis, seed, List.of());
             assertTrue(run.allValid(), () -> run.results().toString());
             assertEquals(0, run.result().staleReplies(), "a reply was read by the wrong command");
