@@ -29,8 +29,9 @@
 -- ('f', 'q'), the message also names the head of the queue (a space, then its id's first 16 characters): only that
 -- waiter's client wakes it, and the other clients' waiters sleep on, since the nodes would refuse them. In a plain
 -- lock's hand-over queue the head is a client, and the message goes to that client alone, on the key's name followed
--- by the client's id (the other clients are not even woken to read it), and to the releasing client, which learns
--- that another client is next (its own release then waits for the nodes' word instead of waking its waiter at once). PUBLISH goes
+-- by the client's id (the other clients are not even woken to read it), and to the releasing client if it has waiters
+-- left, which learns that another client is next (its own release then waits for the nodes' word instead of waking
+-- its waiter at once). PUBLISH goes
 -- through pcall: a node whose ACL refuses it still releases (its waiters poll), and the reply is the release's own.
 -- A reader publishes on the writer's key, and only as the last reader leaves: that is what a writer waits for. A
 -- waiter leaving the queue of a free lock publishes its id's first 8 characters: it may have held others back.
@@ -89,6 +90,8 @@ if kind == 'm' then
 end
 
 local queued = kind == 'f' or kind == 'q'
+-- The releasing client moves its place to its next waiter's order: it has waiters, and wants to know who is next.
+local waits = kind == 'q' and spec[3] ~= '-' and tonumber(spec[4] or '') ~= nil
 local left = 0
 if kind == 'w' then
   left = redis.call('ZREM', KEYS[3], spec[3])
@@ -162,7 +165,7 @@ local function tell(released)
     return
   end
   redis.pcall('PUBLISH', KEYS[1] .. head, message)
-  if spec[3] ~= '-' and spec[3] ~= head then
+  if waits and spec[3] ~= head then
     redis.pcall('PUBLISH', KEYS[1] .. spec[3], message)
   end
 end
