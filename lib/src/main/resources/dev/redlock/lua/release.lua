@@ -109,7 +109,8 @@ elseif queued and spec[3] ~= '-' then
     local t = redis.call('TIME')
     local now = t[1] * 1000 + math.floor(t[2] / 1000)
     local mine = redis.call('ZSCORE', KEYS[3], spec[3])
-    local others = redis.call('ZCOUNT', KEYS[3], '(' .. now, '+inf') - ((mine and tonumber(mine) > now) and 1 or 0)
+    local live = redis.call('ZRANGEBYSCORE', KEYS[3], '(' .. now, '+inf') -- a place per client: a short list
+    local others = #live - ((mine and tonumber(mine) > now) and 1 or 0)
     if others <= 0 then
       next = '-' -- nobody else queues: a place at the back would only hold the next newcomer up
     end

@@ -164,7 +164,7 @@ class LuaShimTest {
     /** Fair-lock places: ties (the same place for two waiters) are broken by the waiter id. */
     private static final String[] PLACES = {"1000", "2000", "2000", "1700000000000123"};
 
-    private static final String[] KINDS = {"plain", "m", "r", "w", "f"};
+    private static final String[] KINDS = {"plain", "m", "r", "w", "f", "q"};
 
     /**
      * Every lock kind (multi-resource, reader, writer with and without preference, fair) through acquire, release
@@ -246,6 +246,11 @@ class LuaShimTest {
                                     path = "w readers";
                                 }
                                 break;
+                            case "q":
+                                // A plain lock's hand-over queue; '-': a single attempt, which ignores the queue.
+                                spec = flag + " q " + PLACES[r.nextInt(PLACES.length)] + " "
+                                        + (r.nextInt(4) == 0 ? "-" : waiter) + " 100000";
+                                break;
                             case "f":
                                 spec = flag + " f " + PLACES[r.nextInt(PLACES.length)] + " " + waiter + " 100000";
                                 List<?> head = (List<?>) sim.command(List.of("ZRANGE", key + ":q", "0", "0"));
@@ -281,14 +286,31 @@ class LuaShimTest {
                                 spec = "r 1";
                                 break;
                             case "w":
-                            case "f":
                                 if (leaving) {
                                     keys.addAll(own);
-                                    spec = kind + " 2 " + waiter;
-                                    // A waiter that gives up has no lease: its release carries no token of a key.
-                                    token = kind.equals("f") && r.nextInt(4) == 0 ? "-" : token;
+                                    spec = "w 2 " + waiter;
                                 }
                                 break;
+                            case "f":
+                                keys.addAll(own);
+                                spec = "f 3 " + (leaving ? waiter : "-");
+                                // A waiter that gives up has no lease: its release carries no token of a key.
+                                token = leaving && r.nextInt(4) == 0 ? "-" : token;
+                                break;
+                            case "q": {
+                                keys.addAll(own);
+                                // The client's place moves to its next waiter's order, leaves, stays at the back
+                                // only while others queue, is taken where a failed round was granted, or leaves only
+                                // if still where a release left it; '-' keeps it as it is.
+                                String place = PLACES[r.nextInt(PLACES.length)];
+                                String[] nexts = {place, "-", "~" + place, "+" + place, "=" + place};
+                                spec = "q 3 "
+                                        + (r.nextInt(5) == 0
+                                                ? "- - 0"
+                                                : waiter + " " + nexts[r.nextInt(5)] + " 100000");
+                                token = r.nextInt(4) == 0 ? "t-leave-" + r.nextInt(1_000) : token;
+                                break;
+                            }
                             default:
                                 break;
                         }
@@ -394,6 +416,8 @@ class LuaShimTest {
                 return r.nextInt(10) < 7 ? "p:{rw}" : RESOURCES[r.nextInt(RESOURCES.length)];
             case "f":
                 return r.nextInt(10) < 7 ? "p:{f}" : RESOURCES[r.nextInt(RESOURCES.length)];
+            case "q":
+                return r.nextInt(10) < 7 ? "p:{q}" : RESOURCES[r.nextInt(RESOURCES.length)];
             default:
                 return r.nextInt(10) < 8
                         ? RESOURCES[r.nextInt(RESOURCES.length)]
@@ -420,7 +444,8 @@ class LuaShimTest {
             case "w":
                 return List.of(key + ":r", key + ":wq");
             case "f":
-                return List.of(key + ":q", key + ":qe");
+            case "q":
+                return List.of(key + ":q", key + ":qe", key + ":qh");
             default:
                 return List.of();
         }
@@ -435,11 +460,12 @@ class LuaShimTest {
         String waiter = WAITERS[r.nextInt(WAITERS.length)];
         switch (r.nextBoolean() ? "expire" : kind) {
             case "expire": {
-                String[] ends = {"", "", ":r", ":wq", ":q", ":qe"};
+                String[] ends = {"", "", ":r", ":wq", ":q", ":qe", ":qh"};
                 commands.add(List.of("PEXPIRE", key + ends[r.nextInt(ends.length)], "0"));
                 break;
             }
             case "f":
+            case "q":
                 commands.add(List.of("ZADD", key + ":q", "NX", PLACES[r.nextInt(PLACES.length)], waiter));
                 commands.add(List.of("ZADD", key + ":qe", "1", waiter));
                 break;
