@@ -57,6 +57,8 @@ public final class Simulation {
      * {@code RedlockClient.queueWindow()} gives for this configuration (30 retry delays of at most 45 ms, at least 5 s).
      */
     static final long QUEUE_WINDOW_MS = 5_000;
+    /** A client's place in a RedLock's hand-over queue lasts this long without an attempt (the client's least). */
+    static final long HAND_OVER_WINDOW_MS = 1_000;
     /**
      * The longest TTL any client uses, for an acquisition or an extension, and so every client's configured lease
      * time: restart protection sits a node out for the longest TTL its own client has used, so a client that only
@@ -432,7 +434,8 @@ public final class Simulation {
         clients.addAll(List.of(holder, waiter));
         LockRef ref = fair
                 ? LockRef.fair("f", LockRef.keyOf(PREFIX, "f"), QuorumPolicy.MAJORITY, QUEUE_WINDOW_MS)
-                : new LockRef("a", LockRef.keyOf(PREFIX, "a"), QuorumPolicy.MAJORITY, false);
+                : new LockRef("a", LockRef.keyOf(PREFIX, "a"), QuorumPolicy.MAJORITY, false)
+                        .handOver(notifications ? HAND_OVER_WINDOW_MS : 0);
         long[] released = {-1};
         long[] granted = {-1};
         // A round on another lock connects each client to every node; a client that first meets a node cannot know
@@ -560,7 +563,11 @@ public final class Simulation {
         boolean fenced = world.chance(0.5);
         Slot one;
         if (world.chance(0.5)) {
-            one = new Slot(new LockRef("a", LockRef.keyOf(PREFIX, "a"), QuorumPolicy.MAJORITY, fenced), Role.EXCLUSIVE);
+            // With notifications, as a client's redLock(name) is: its waiters queue for the hand-over.
+            one = new Slot(
+                    new LockRef("a", LockRef.keyOf(PREFIX, "a"), QuorumPolicy.MAJORITY, fenced)
+                            .handOver(config.notifications() ? HAND_OVER_WINDOW_MS : 0),
+                    Role.EXCLUSIVE);
         } else {
             fairKey = LockRef.keyOf(PREFIX, "f");
             one = new Slot(
