@@ -90,12 +90,17 @@ if kind == 'm' then
 end
 
 local queued = kind == 'f' or kind == 'q'
+-- Whether anyone queues here (the expiry set goes with its last place): without a queue, a release of a queued kind
+-- costs one command more than a plain one.
+local queue = queued and redis.call('EXISTS', KEYS[3]) == 1
 -- The releasing client moves its place to its next waiter's order: it has waiters, and wants to know who is next.
 local waits = kind == 'q' and spec[3] ~= '-' and tonumber(spec[4] or '') ~= nil
 local left = 0
 if kind == 'w' then
   left = redis.call('ZREM', KEYS[3], spec[3])
-elseif queued and spec[3] ~= '-' then
+elseif queued and spec[3] ~= '-' and (queue or (kind == 'q' and not string.find(spec[4] or '-', '^[-=~]'))) then
+  -- (Without a queue, only a move or a '+' has anything to do: it takes a place.)
+  queue = true
   if redis.call('GET', KEYS[4]) == spec[3] then
     redis.call('DEL', KEYS[4])
   end
@@ -144,7 +149,7 @@ end
 
 -- The message for the waiters: what was released, and with a queue, who is next (its live head), if anyone.
 local function news(released)
-  if not queued or redis.call('EXISTS', KEYS[3]) == 0 then
+  if not queue or redis.call('EXISTS', KEYS[3]) == 0 then
     return released, nil
   end
   local t = redis.call('TIME')
