@@ -234,7 +234,8 @@ public final class NodeOp {
      * as they were).
      */
     public NodeOp shaped(LockRef lock, boolean leavingQueue) {
-        this.ref = lock.shape().equals(LockRef.Shape.PLAIN) ? null : lock;
+        // Every plain lock without a hand-over queue shares the one PLAIN shape: an identity check, on every op.
+        this.ref = lock.shape() == LockRef.Shape.PLAIN ? null : lock;
         this.leaving = leavingQueue;
         return this;
     }

@@ -126,7 +126,7 @@ public record LockRef(String name, String key, QuorumPolicy policy, boolean fenc
         if (shape.kind() != Kind.PLAIN || windowMillis <= 0) {
             return this;
         }
-        return new LockRef(name, key, policy, fenced, new Shape(Kind.PLAIN, List.of(), windowMillis, "", 0, "-"));
+        return withPlainShape(windowMillis, "", 0, "-");
     }
 
     /**
@@ -139,12 +139,7 @@ public record LockRef(String name, String key, QuorumPolicy policy, boolean fenc
         if (!handsOver()) {
             return this;
         }
-        return new LockRef(
-                name,
-                key,
-                policy,
-                fenced,
-                new Shape(Kind.PLAIN, List.of(), shape.windowMillis(), shape.waiter(), nextPlace, "-"));
+        return withPlainShape(shape.windowMillis(), shape.waiter(), nextPlace, "-");
     }
 
     /**
@@ -153,12 +148,13 @@ public record LockRef(String name, String key, QuorumPolicy policy, boolean fenc
      * the client may have taken it since, and keeps it.
      */
     public LockRef leavingPlaceAt(long order) {
+        return withPlainShape(shape.windowMillis(), shape.waiter(), 0, "=" + order);
+    }
+
+    /** This lock with a plain shape of these words (see {@link Shape}). */
+    private LockRef withPlainShape(long windowMillis, String waiter, long order, String writerToken) {
         return new LockRef(
-                name,
-                key,
-                policy,
-                fenced,
-                new Shape(Kind.PLAIN, List.of(), shape.windowMillis(), shape.waiter(), 0, "=" + order));
+                name, key, policy, fenced, new Shape(Kind.PLAIN, List.of(), windowMillis, waiter, order, writerToken));
     }
 
     /** Whether this is a plain lock with a hand-over queue. */
