@@ -191,7 +191,10 @@ abstract class ChaosTestBase {
         for (int i = 0; i < cluster.size(); i++) {
             if (!holders.contains(i)) {
                 try (var jedis = cluster.server(i).client()) {
-                    jedis.del(lock.key());
+                    // The blocker and every trace of it: the refused round left A's client a place in the
+                    // hand-over queue there, which would refuse other clients as if A held these nodes too.
+                    String key = lock.key();
+                    jedis.del(key, key + ":q", key + ":qe", key + ":qh");
                 }
             }
         }
