@@ -67,6 +67,10 @@ final class ConfigChecks {
     }
 
     /** Warns when the node count gives no fault tolerance (below 3) or no more than one node fewer would (even). */
+    static void warn(String message) {
+        LOG.warn(message);
+    }
+
     static void warnOnNodeCount(int n) {
         if (n < 3) {
             LOG.warn(

@@ -7,6 +7,7 @@ import static dev.redlock.ConfigChecks.notNegative;
 import static dev.redlock.ConfigChecks.saturated;
 
 import dev.redlock.internal.node.NodeSpec;
+import dev.redlock.internal.node.TlsSetup;
 import dev.redlock.internal.script.LockRef;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -127,8 +128,22 @@ public final class RedlockConfig {
     private final List<RedlockListener> listeners;
     private final java.time.Clock wallClock;
     private final Executor asyncExecutor;
+    private final TlsSetup tls;
+    private final javax.net.ssl.SSLContext sslContext;
+    private final java.nio.file.Path tlsTrustStore;
+    private final char[] tlsTrustStorePassword;
+    private final java.nio.file.Path tlsKeyStore;
+    private final char[] tlsKeyStorePassword;
+    private final boolean tlsVerifyHostname;
 
-    private RedlockConfig(Builder b) {
+    private RedlockConfig(Builder b, TlsSetup tls) {
+        this.tls = tls;
+        this.sslContext = b.sslContext;
+        this.tlsTrustStore = b.tlsTrustStore;
+        this.tlsTrustStorePassword = b.tlsTrustStorePassword;
+        this.tlsKeyStore = b.tlsKeyStore;
+        this.tlsKeyStorePassword = b.tlsKeyStorePassword;
+        this.tlsVerifyHostname = b.tlsVerifyHostname;
         this.nodes = List.copyOf(b.nodes);
         this.perNodeTimeout = b.perNodeTimeout;
         this.connectTimeout = b.connectTimeout;
@@ -197,6 +212,12 @@ public final class RedlockConfig {
         b.listeners.addAll(listeners);
         b.wallClock = wallClock;
         b.asyncExecutor = asyncExecutor;
+        b.sslContext = sslContext;
+        b.tlsTrustStore = tlsTrustStore;
+        b.tlsTrustStorePassword = tlsTrustStorePassword;
+        b.tlsKeyStore = tlsKeyStore;
+        b.tlsKeyStorePassword = tlsKeyStorePassword;
+        b.tlsVerifyHostname = tlsVerifyHostname;
         return b;
     }
 
@@ -207,6 +228,16 @@ public final class RedlockConfig {
      */
     public List<NodeSpec> nodeSpecs() {
         return nodes;
+    }
+
+    /**
+     * Returns how {@code rediss://} nodes are reached: the TLS context and whether host names are verified. For the
+     * library's connections; not a stable API.
+     *
+     * @return the TLS setup (the JDK's default trust and host name verification unless set otherwise)
+     */
+    public TlsSetup tls() {
+        return tls;
     }
 
     /**
@@ -503,7 +534,7 @@ public final class RedlockConfig {
                 + ", restartQuarantine=" + restartQuarantine + ", trustPersistentNodes=" + trustPersistentNodes
                 + ", identityCheckInterval=" + identityCheckInterval + ", maxReplyBytes=" + maxReplyBytes
                 + ", releaseNotifications=" + releaseNotifications + ", checkTopology=" + checkTopology
-                + ", strictTopology=" + strictTopology + ", unverifiedIdentity=" + unverifiedIdentity
+                + ", strictTopology=" + strictTopology + ", unverifiedIdentity=" + unverifiedIdentity + ", tls=" + tls
                 + ", listeners=" + listeners.size() + "}";
     }
 
@@ -538,6 +569,12 @@ public final class RedlockConfig {
         private final List<RedlockListener> listeners = new java.util.ArrayList<>();
         private java.time.Clock wallClock = java.time.Clock.systemUTC();
         private Executor asyncExecutor = ForkJoinPool.commonPool();
+        private javax.net.ssl.SSLContext sslContext;
+        private java.nio.file.Path tlsTrustStore;
+        private char[] tlsTrustStorePassword;
+        private java.nio.file.Path tlsKeyStore;
+        private char[] tlsKeyStorePassword;
+        private boolean tlsVerifyHostname = true;
 
         private Builder() {}
 
@@ -880,14 +917,13 @@ public final class RedlockConfig {
          *
          * <p>A release that deletes the key publishes on a channel named after the key (from the release script, in
          * the same round trip). While some acquisition of this client waits for a key, the client listens to that
-         * channel on every node given by URI without TLS, over one subscriber connection per node for all keys,
+         * channel on every node given by URI (plain or TLS), over one subscriber connection per node for all keys,
          * opened when the first acquisition waits. A release of this client wakes its waiters directly. Each release
          * wakes one waiter of the key per client, the one waiting longest, so a release costs one retry however
          * many threads wait. A new acquisition of a key that already has waiters in this client queues behind them.
          * Waiters still poll: the longest-waiting one after {@link #retryDelay(Duration)}, the others later by
          * their place in line (the k-th after k + 1 delays, at most 10), and none past the holder's remaining TTL;
-         * so a lost notification, a node whose subscription is down or restarting, a TLS node or a node given as a
-         * Jedis client costs the longest waiter at most one retry delay. The first waiter of a key subscribes
+         * so a lost notification, a node whose subscription is down or restarting, or a node given as a Jedis client costs the longest waiter at most one retry delay. The first waiter of a key subscribes
          * after its first refused round: a release just then is heard at its next poll. Off, waiters only poll
          * (each after one retry delay) and newcomers do not queue.
          *
@@ -972,6 +1008,63 @@ public final class RedlockConfig {
         }
 
         /**
+         * Sets the authorities that {@code rediss://} nodes' certificates must be signed by, in place of the JDK's
+         * default ones (which managed Redis services' certificates usually chain to). Read when {@link #build()} runs.
+         *
+         * @param file a PKCS#12 or JKS trust store, or a file of PEM certificates ({@code -----BEGIN CERTIFICATE-----},
+         *        such as Redis's {@code tls-ca-cert-file})
+         * @param password the store's password, or null for PEM certificates or a store without one; never logged
+         * @return this builder
+         * @throws IllegalArgumentException if the file is null
+         */
+        public Builder tlsTrustStore(java.nio.file.Path file, String password) {
+            this.tlsTrustStore = Objects.requireNonNull(file, "tlsTrustStore");
+            this.tlsTrustStorePassword = password == null ? null : password.toCharArray();
+            return this;
+        }
+
+        /**
+         * Sets the key and certificate this client presents to {@code rediss://} nodes that require one (mutual TLS,
+         * {@code tls-auth-clients yes}). Default none. Read when {@link #build()} runs.
+         *
+         * @param file a PKCS#12 or JKS key store holding the client's private key and certificate chain
+         * @param password the store's (and key's) password, or null if it has none; never logged
+         * @return this builder
+         * @throws IllegalArgumentException if the file is null
+         */
+        public Builder tlsKeyStore(java.nio.file.Path file, String password) {
+            this.tlsKeyStore = Objects.requireNonNull(file, "tlsKeyStore");
+            this.tlsKeyStorePassword = password == null ? null : password.toCharArray();
+            return this;
+        }
+
+        /**
+         * Sets the TLS context of {@code rediss://} nodes outright (trust, client keys, protocols), instead of
+         * {@link #tlsTrustStore} and {@link #tlsKeyStore}, which it excludes. Default: the JDK's default context.
+         *
+         * @param context an initialised context
+         * @return this builder
+         */
+        public Builder sslContext(javax.net.ssl.SSLContext context) {
+            this.sslContext = Objects.requireNonNull(context, "sslContext");
+            return this;
+        }
+
+        /**
+         * Sets whether a {@code rediss://} node's certificate must name the host it is reached by (a DNS name or an
+         * IP address in its subject alternative names), as HTTPS checks it. Default true; turn it off only for
+         * servers reached by an address their certificate cannot list, since without it any certificate the trusted
+         * authorities signed is accepted for any node.
+         *
+         * @param verify whether to verify host names
+         * @return this builder
+         */
+        public Builder tlsVerifyHostname(boolean verify) {
+            this.tlsVerifyHostname = verify;
+            return this;
+        }
+
+        /**
          * Checks the rules that span fields and builds the configuration. Logs a warning when the number of nodes is
          * even (it tolerates no more failures than one node fewer) or below 3 (no fault tolerance).
          *
@@ -986,7 +1079,25 @@ public final class RedlockConfig {
             checkLeaseTime("leaseTime", leaseTime, perNodeTimeout, driftFactor, minValidity);
             ConfigChecks.unverifiedIdentity(unverifiedIdentity, nodes);
             ConfigChecks.warnOnNodeCount(nodes.size());
-            return new RedlockConfig(this);
+            if (sslContext != null && (tlsTrustStore != null || tlsKeyStore != null)) {
+                throw new IllegalArgumentException("sslContext: give either an SSLContext or tlsTrustStore/tlsKeyStore,"
+                        + " not both (the context already decides trust and client keys)");
+            }
+            boolean tlsNodes = nodes.stream().anyMatch(NodeSpec::ssl);
+            boolean tlsSettings = sslContext != null || tlsTrustStore != null || tlsKeyStore != null;
+            if (tlsSettings && !tlsNodes) {
+                ConfigChecks.warn("TLS settings are given but no node uses rediss://: they have no effect");
+            }
+            TlsSetup tls = tlsNodes || tlsSettings
+                    ? TlsSetup.of(
+                            sslContext,
+                            tlsTrustStore,
+                            tlsTrustStorePassword,
+                            tlsKeyStore,
+                            tlsKeyStorePassword,
+                            tlsVerifyHostname)
+                    : null;
+            return new RedlockConfig(this, tls);
         }
     }
 }

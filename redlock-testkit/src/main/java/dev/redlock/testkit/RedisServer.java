@@ -59,15 +59,22 @@ public final class RedisServer implements AutoCloseable {
     }
 
     private final int port;
+    /** The certificates of a TLS-only server, or null for plain TCP. */
+    private final TlsCertificates tls;
+    /** The {@code --requirepass} among the arguments, which the kit's own connections give; null if none. */
+    private final String password;
+
     private final List<String> command;
     private final Path dataDir;
     private volatile Process process;
     private volatile boolean paused;
     private boolean closed; // guarded by this
 
-    private RedisServer(Path binary, int port, Path dataDir, List<String> extraArgs) {
+    private RedisServer(
+            Path binary, int port, Path dataDir, TlsCertificates tls, boolean clientAuth, List<String> extraArgs) {
         this.port = port;
         this.dataDir = dataDir;
+        this.tls = tls;
         List<String> cmd = new ArrayList<>(List.of(
                 binary.toString(),
                 "--port",
@@ -86,9 +93,32 @@ public final class RedisServer implements AutoCloseable {
                 dataDir.toString(),
                 "--logfile",
                 dataDir.resolve("redis.log").toString()));
+        if (tls != null) {
+            // TLS only: the plain port is off, so a plain client on this port meets a TLS server.
+            cmd.addAll(List.of(
+                    "--port",
+                    "0",
+                    "--tls-port",
+                    Integer.toString(port),
+                    "--tls-cert-file",
+                    tls.serverCertificate().toString(),
+                    "--tls-key-file",
+                    tls.serverKey().toString(),
+                    "--tls-ca-cert-file",
+                    tls.caCertificate().toString(),
+                    "--tls-auth-clients",
+                    clientAuth ? "yes" : "no"));
+        }
         // Redis applies options in order, so caller-supplied arguments override the defaults above.
         cmd.addAll(extraArgs);
         this.command = List.copyOf(cmd);
+        String pw = null;
+        for (int i = 0; i + 1 < extraArgs.size(); i++) {
+            if (extraArgs.get(i).equals("--requirepass")) {
+                pw = extraArgs.get(i + 1);
+            }
+        }
+        this.password = pw;
     }
 
     /**
@@ -110,13 +140,43 @@ public final class RedisServer implements AutoCloseable {
      * @throws IllegalStateException if the server cannot be started
      */
     public static RedisServer start(List<String> extraArgs) {
+        return start(null, false, extraArgs);
+    }
+
+    /**
+     * Starts a redis-server that speaks only TLS, with the given certificates, on a free loopback port; clients need
+     * not present a certificate.
+     *
+     * @param tls the server's certificates (and the authority it trusts for client certificates)
+     * @return a running server that answers PING over TLS
+     * @throws IllegalStateException if the server cannot be started
+     */
+    public static RedisServer startTls(TlsCertificates tls) {
+        return start(java.util.Objects.requireNonNull(tls, "tls"), false, List.of());
+    }
+
+    /**
+     * Starts a redis-server that speaks only TLS, as {@link #startTls(TlsCertificates)}, optionally requiring a client
+     * certificate signed by the same authority (mutual TLS, {@code tls-auth-clients yes}), with extra arguments.
+     *
+     * @param tls the server's certificates
+     * @param requireClientCertificates whether clients must present a certificate
+     * @param extraArgs arguments appended to the redis-server command line
+     * @return a running server that answers PING over TLS
+     * @throws IllegalStateException if the server cannot be started
+     */
+    public static RedisServer startTls(TlsCertificates tls, boolean requireClientCertificates, List<String> extraArgs) {
+        return start(java.util.Objects.requireNonNull(tls, "tls"), requireClientCertificates, extraArgs);
+    }
+
+    private static RedisServer start(TlsCertificates tls, boolean clientAuth, List<String> extraArgs) {
         List<String> args = List.copyOf(extraArgs);
         Path binary = RedisBinary.resolve();
         Path dataDir = newDataDir();
         StartupFailure last = null;
         for (int attempt = 1; attempt <= START_ATTEMPTS; attempt++) {
             int port = reservePort();
-            RedisServer server = new RedisServer(binary, port, dataDir, args);
+            RedisServer server = new RedisServer(binary, port, dataDir, tls, clientAuth, args);
             try {
                 server.launch();
                 return server;
@@ -158,10 +218,19 @@ public final class RedisServer implements AutoCloseable {
     /**
      * Returns a Redis URI for this server.
      *
-     * @return {@code redis://127.0.0.1:<port>}
+     * @return {@code redis://127.0.0.1:<port>}, or {@code rediss://127.0.0.1:<port>} for a TLS server
      */
     public String uri() {
-        return "redis://" + HOST + ":" + port;
+        return (tls != null ? "rediss://" : "redis://") + HOST + ":" + port;
+    }
+
+    /**
+     * Returns the certificates of a TLS server.
+     *
+     * @return the certificates, or null for a plain server
+     */
+    public TlsCertificates tls() {
+        return tls;
     }
 
     /**
@@ -270,7 +339,8 @@ public final class RedisServer implements AutoCloseable {
     }
 
     /**
-     * Opens a new connection to this server with a 2 s timeout; the caller must close it.
+     * Opens a new connection to this server with a 2 s timeout, authenticated with the {@code --requirepass} given
+     * at start if any; the caller must close it.
      *
      * @return a new, caller-owned Jedis connection
      */
@@ -289,15 +359,18 @@ public final class RedisServer implements AutoCloseable {
         int millis = Math.toIntExact(timeout.toMillis());
         // Plain RESP2 without handshake: CLIENT SETINFO does not exist in Redis 7.0, and without
         // autoNegotiateProtocol(false) Jedis 8 logs a warning for every connection.
-        return new Jedis(
-                HOST,
-                port,
-                DefaultJedisClientConfig.builder()
-                        .connectionTimeoutMillis(millis)
-                        .socketTimeoutMillis(millis)
-                        .autoNegotiateProtocol(false)
-                        .clientSetInfoConfig(ClientSetInfoConfig.DISABLED)
-                        .build());
+        DefaultJedisClientConfig.Builder config = DefaultJedisClientConfig.builder()
+                .connectionTimeoutMillis(millis)
+                .socketTimeoutMillis(millis)
+                .autoNegotiateProtocol(false)
+                .clientSetInfoConfig(ClientSetInfoConfig.DISABLED)
+                .password(password);
+        if (tls != null) {
+            // The kit's own connections check the server's pid, not its certificate: they also reach servers whose
+            // certificates are meant to fail (expired, for another host).
+            config.ssl(true).sslSocketFactory(tls.uncheckedClientContext().getSocketFactory());
+        }
+        return new Jedis(HOST, port, config.build());
     }
 
     /**
@@ -395,7 +468,8 @@ public final class RedisServer implements AutoCloseable {
     public String toString() {
         Process p = process;
         String state = closed ? "closed" : paused ? "paused" : isRunning() ? "running" : "killed";
-        return "RedisServer[" + HOST + ":" + port + (p == null ? "" : ", pid " + p.pid()) + ", " + state + "]";
+        return "RedisServer[" + (tls != null ? "tls " : "") + HOST + ":" + port + (p == null ? "" : ", pid " + p.pid())
+                + ", " + state + "]";
     }
 
     /** Starts a process on {@link #port} and waits until it answers PING; kills it on failure. */

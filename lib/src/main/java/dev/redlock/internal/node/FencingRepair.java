@@ -317,7 +317,7 @@ public final class FencingRepair implements AutoCloseable {
                 try {
                     Jedis j = new Jedis(
                             new HostAndPort(spec.host(), spec.port()),
-                            spec.jedisConfig(config.connectTimeout(), socket));
+                            spec.jedisConfig(config.connectTimeout(), socket, config.tls()));
                     opened.add(j);
                     nodes.add(j);
                 } catch (RuntimeException e) {

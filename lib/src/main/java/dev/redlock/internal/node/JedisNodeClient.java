@@ -82,8 +82,9 @@ public final class JedisNodeClient implements NodeClient {
         int timeoutMs =
                 (int) Math.min(Integer.MAX_VALUE, config.perNodeTimeout().toMillis());
         // The socket timeout is the per-node timeout: a read that outlasts it drops the connection.
-        this.clientConfig =
-                spec.client() != null ? null : spec.jedisConfig(config.connectTimeout(), config.perNodeTimeout());
+        this.clientConfig = spec.client() != null
+                ? null
+                : spec.jedisConfig(config.connectTimeout(), config.perNodeTimeout(), config.tls());
         this.maxReconnectDelayNanos =
                 Math.min(MAX_RECONNECT_DELAY_NANOS, config.circuitOpenDuration().toNanos());
         this.closeGraceNanos = Math.max(4 * config.perNodeTimeout().toNanos(), TimeUnit.MILLISECONDS.toNanos(200));

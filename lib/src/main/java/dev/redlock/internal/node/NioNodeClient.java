@@ -30,7 +30,8 @@ import org.slf4j.LoggerFactory;
  * is older than the per-node timeout is closed and its commands fail with {@link NodeStatus#TIMEOUT}; a command
  * still queued when its round gave up is not sent at all.
  *
- * <p>Used for plain-TCP nodes given by URI; TLS nodes and user-built Jedis clients use {@link JedisNodeClient}.
+ * <p>Used for every node given by URI, plain or TLS ({@link Wire}); user-built Jedis clients use
+ * {@link JedisNodeClient}.
  *
  * <p>Why a client of our own rather than Jedis for every node: this is the hot path of every round. A blocking
  * client needs a thread per command in flight to reach N nodes at once, cannot leave unsent a command whose round
@@ -93,6 +94,11 @@ final class NioNodeClient implements NodeClient, NioLoop.Handler {
         final long id = CONNECTIONS.incrementAndGet();
 
         final SocketChannel channel;
+        /** The channel's bytes, in the clear or through TLS. */
+        final Wire wire;
+        /** The TLS handshake is done (always, for a plain connection); loop thread only. */
+        boolean secured;
+
         final ConcurrentLinkedQueue<Object> awaiting = new ConcurrentLinkedQueue<>();
         final long startedNanos = System.nanoTime();
         /** What INFO said about the server behind this connection. */
@@ -117,8 +123,9 @@ final class NioNodeClient implements NodeClient, NioLoop.Handler {
         // Owned by whichever thread holds the flush flag.
         final ByteBuffer out = ByteBuffer.allocateDirect(OUT_BYTES);
 
-        Conn(SocketChannel channel) {
-            this.channel = channel;
+        Conn(Wire wire) {
+            this.wire = wire;
+            this.channel = wire.channel;
             out.flip(); // empty, in read mode
         }
     }
@@ -139,6 +146,9 @@ final class NioNodeClient implements NodeClient, NioLoop.Handler {
     private final long closeGraceNanos;
 
     private final Resp.Limits limits;
+    /** How a {@code rediss://} node is reached; null for a plain one. */
+    private final TlsSetup tls;
+
     private final ConcurrentLinkedQueue<NodeOp> outbox = new ConcurrentLinkedQueue<>();
     /** Ops to send again after NOSCRIPT, ahead of everything queued after them (issue order per node). */
     private final java.util.concurrent.ConcurrentLinkedDeque<NodeOp> resend =
@@ -180,6 +190,7 @@ final class NioNodeClient implements NodeClient, NioLoop.Handler {
                                 config.circuitOpenDuration().toMillis()))));
         this.closeGraceNanos = Math.max(4 * timeoutNanos, TimeUnit.MILLISECONDS.toNanos(200));
         this.limits = Resp.Limits.DEFAULT.withMaxBulkBytes(config.maxReplyBytes());
+        this.tls = spec.ssl() ? config.tls() : null;
         guard.maintenance(this::submit);
         loop.add(this);
     }
@@ -337,11 +348,10 @@ final class NioNodeClient implements NodeClient, NioLoop.Handler {
     private boolean writePending(Conn c) throws IOException {
         ByteBuffer[] parts = {c.out, c.big};
         for (ByteBuffer part : parts) {
-            while (part != null && part.hasRemaining()) {
-                if (c.channel.write(part) == 0) {
-                    blocked(c);
-                    return false;
-                }
+            // An empty part still goes through the wire: a TLS wire first sends what it holds encrypted.
+            if (part != null && !c.wire.write(part)) {
+                blocked(c);
+                return false;
             }
         }
         c.big = null;
@@ -393,17 +403,27 @@ final class NioNodeClient implements NodeClient, NioLoop.Handler {
             ch.configureBlocking(false);
             ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
             ch.setOption(StandardSocketOptions.SO_KEEPALIVE, true);
-            Conn c = new Conn(ch);
+            Conn c = new Conn(tls == null ? Wire.plain(ch) : Wire.tls(ch, tls.engine(spec.host(), spec.port())));
             c.key = ch.register(loop.selector(), SelectionKey.OP_CONNECT, this);
             conn = c;
             if (ch.connect(new InetSocketAddress(spec.host(), spec.port()))) {
-                connected(c);
+                secure(c);
             }
         } catch (IOException | RuntimeException e) {
             if (ch != null) {
                 closeQuietly(ch);
             }
             connectFailed(e);
+        }
+    }
+
+    /** Moves a TLS handshake on; once the connection is secured (at once if plain), sends the handshake commands. */
+    private void secure(Conn c) throws IOException {
+        if (c.wire.handshake()) {
+            c.secured = true;
+            connected(c);
+        } else {
+            c.key.interestOps(SelectionKey.OP_READ | (c.wire.wantsWrite() ? SelectionKey.OP_WRITE : 0));
         }
     }
 
@@ -469,11 +489,34 @@ final class NioNodeClient implements NodeClient, NioLoop.Handler {
     /** Writes a fresh connection's handshake; a new socket's send buffer takes it at once. */
     private static void writeFully(Conn c, ByteBuffer hello) throws IOException {
         long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(1);
-        while (hello.hasRemaining()) {
-            if (c.channel.write(hello) == 0 && System.nanoTime() - until > 0) {
+        while (!c.wire.write(hello)) {
+            if (System.nanoTime() - until > 0) {
                 throw new IOException("could not write the connection handshake");
             }
         }
+    }
+
+    /**
+     * As {@link #explained(Exception)}, but a plain I/O error (a broken pipe) during a TLS connection's setup is
+     * replaced by the alert the server sent before it closed, if one was left to read: that says why.
+     */
+    private Exception explained(Conn c, Exception e) {
+        if (tls != null && !c.ready && !(e instanceof javax.net.ssl.SSLException)) {
+            try {
+                c.wire.read(ByteBuffer.allocate(64 * 1024));
+            } catch (javax.net.ssl.SSLException alert) {
+                return explained(alert);
+            } catch (IOException | RuntimeException ignored) {
+                // Nothing more to learn: the original error stands.
+            }
+        }
+        return explained(e);
+    }
+
+    /** A TLS failure as a sentence that names the node and what to do; other failures as they are. */
+    private Exception explained(Exception e) {
+        String why = tls == null ? null : TlsSetup.explain(spec.name(), e);
+        return why == null ? e : new QuietException.TlsFailure(why, e);
     }
 
     private void connectFailed(Exception e) {
@@ -506,8 +549,13 @@ final class NioNodeClient implements NodeClient, NioLoop.Handler {
         try {
             if (key.isConnectable()) {
                 if (c.channel.finishConnect()) {
-                    connected(c);
+                    key.interestOps(SelectionKey.OP_READ);
+                    secure(c);
                 }
+                return;
+            }
+            if (!c.secured) {
+                secure(c);
                 return;
             }
             if (key.isWritable()) {
@@ -521,10 +569,12 @@ final class NioNodeClient implements NodeClient, NioLoop.Handler {
             }
         } catch (IOException | RuntimeException e) {
             if (!c.open) {
+                Exception why = explained(c, e);
                 closeQuietly(c.channel);
-                connectFailed(e);
+                connectFailed(why);
             } else {
-                fail(c, NodeStatus.ERROR, e);
+                // TLS 1.3: a server that refuses the client's certificate says so after the client's handshake ended.
+                fail(c, NodeStatus.ERROR, explained(e));
             }
         }
     }
@@ -548,11 +598,38 @@ final class NioNodeClient implements NodeClient, NioLoop.Handler {
     }
 
     private void read(Conn c) throws IOException {
-        int n = c.channel.read(c.in);
+        do {
+            readOnce(c);
+        } while (c.wire.buffered() && !c.broken); // TLS: records already read, or plaintext held back
+    }
+
+    private void readOnce(Conn c) throws IOException {
+        int n;
+        try {
+            n = c.wire.read(c.in);
+        } catch (IOException e) {
+            if (!c.ready && tls == null && !(e instanceof javax.net.ssl.SSLException)) {
+                // A TLS-only port resets a plain client that sent it commands.
+                throw new IOException(
+                        "connection to " + spec.name() + " was dropped before it answered the handshake ("
+                                + e.getMessage() + "); if the node requires TLS, use rediss://",
+                        e);
+            }
+            throw e;
+        }
         if (n < 0) {
+            if (!c.ready && tls == null) {
+                // Not one reply to the connection's first commands: a TLS-only port drops a plain client so.
+                throw new IOException("connection to " + spec.name() + " closed by the server before it answered"
+                        + " the handshake; if the node requires TLS, use rediss://");
+            }
             throw new IOException("connection to " + spec.name() + " closed by the server");
         }
         c.in.flip();
+        if (!c.ready && tls == null && c.in.hasRemaining() && (c.in.get(0) == 0x15 || c.in.get(0) == 0x16)) {
+            throw new IOException("the node " + spec.name() + " answered with TLS, not in plain text: it requires"
+                    + " TLS on this port; use rediss://");
+        }
         while (true) {
             Object reply = Resp.parse(c.in, limits);
             if (reply == Resp.INCOMPLETE) {
@@ -724,8 +801,17 @@ final class NioNodeClient implements NodeClient, NioLoop.Handler {
         if (c != null && !c.broken) {
             if (!c.open) {
                 if (now - c.startedNanos > connectTimeoutNanos) {
+                    boolean inTls = c.channel.isConnected() && !c.secured;
                     closeQuietly(c.channel);
-                    connectFailed(new java.net.SocketTimeoutException("connect to " + spec.name() + " timed out"));
+                    connectFailed(
+                            inTls
+                                    ? new QuietException.TlsFailure(
+                                            "TLS handshake with " + spec.name() + " got no answer within the connect"
+                                                    + " timeout (" + TimeUnit.NANOSECONDS.toMillis(connectTimeoutNanos)
+                                                    + " ms): the server may not speak TLS on this port; use redis://"
+                                                    + " for a plain-text port",
+                                            null)
+                                    : new java.net.SocketTimeoutException("connect to " + spec.name() + " timed out"));
                 }
             } else if (isStalled(c)) {
                 // Replies may have arrived while this thread was not scheduled: read them before judging the node.
@@ -781,10 +867,11 @@ final class NioNodeClient implements NodeClient, NioLoop.Handler {
 
     // ------------------------------------------------------------------------------------------------ failures
 
-    private void fail(Conn c, NodeStatus status, Throwable cause) {
+    private void fail(Conn c, NodeStatus status, Throwable failure) {
         if (c.broken) {
             return;
         }
+        Throwable cause = failure instanceof Exception ? explained(c, (Exception) failure) : failure;
         c.broken = true;
         probeInFlight = false;
         probedInfo = null;

@@ -5,7 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Builds and runs a client's node connections: plain-TCP nodes share one non-blocking I/O loop; TLS nodes and
+ * Builds and runs a client's node connections: nodes given by URI, plain or TLS, share one non-blocking I/O loop;
  * user-built Jedis clients each get a {@link JedisNodeClient} with its own I/O thread.
  */
 public final class NodeClients implements AutoCloseable, Subscriptions.Source {
@@ -21,7 +21,7 @@ public final class NodeClients implements AutoCloseable, Subscriptions.Source {
         this.loop = new NioLoop(threadPrefix + "io", tickMillis);
         List<NodeClient> list = new ArrayList<>();
         for (NodeSpec spec : config.nodeSpecs()) {
-            if (spec.client() == null && !spec.ssl()) {
+            if (spec.client() == null) {
                 list.add(new NioNodeClient(spec, config, loop, quarantine));
             } else {
                 list.add(new JedisNodeClient(spec, config, threadPrefix + "node-" + spec.name(), quarantine));
@@ -47,8 +47,8 @@ public final class NodeClients implements AutoCloseable, Subscriptions.Source {
     }
 
     /**
-     * Release notifications from every plain-TCP node given by URI (one subscriber connection each, on the shared
-     * loop, opened when the first key is subscribed); TLS nodes and user-built clients have none, their waiters poll.
+     * Release notifications from every node given by URI, plain or TLS (one subscriber connection each, on the
+     * shared loop, opened when the first key is subscribed); user-built clients have none, their waiters poll.
      * Call once, before {@link #start()}.
      *
      * @param onRelease called with a released key and the payload its release published, on the I/O loop thread;
@@ -57,7 +57,7 @@ public final class NodeClients implements AutoCloseable, Subscriptions.Source {
     @Override
     public Subscriptions listen(java.util.function.BiConsumer<String, String> onRelease) {
         for (NodeSpec spec : config.nodeSpecs()) {
-            if (spec.client() == null && !spec.ssl()) {
+            if (spec.client() == null) {
                 subscribers.add(new ReleaseSubscriber(spec, config, loop, onRelease));
             }
         }

@@ -308,15 +308,19 @@ public final class NodeSpec {
     }
 
     /**
-     * The Jedis settings of a connection to this node: credentials, database and TLS from the URI, the given
+     * The Jedis settings of a connection to this node: credentials, database and TLS from the URI (with the client's
+     * TLS setup), the given
      * timeouts, no client-info handshake (one round trip fewer per connect) and RESP2 without auto-negotiation
      * (which would log a warning on every connect to Redis below 6).
      */
-    @SuppressWarnings("deprecation") // ssl(boolean): the JDK's default TLS socket factory, as rediss:// URIs expect
     public redis.clients.jedis.DefaultJedisClientConfig jedisConfig(
-            java.time.Duration connectTimeout, java.time.Duration socketTimeout) {
-        return redis.clients.jedis.DefaultJedisClientConfig.builder()
-                .connectionTimeoutMillis((int) Math.min(Integer.MAX_VALUE, connectTimeout.toMillis()))
+            java.time.Duration connectTimeout, java.time.Duration socketTimeout, TlsSetup tls) {
+        redis.clients.jedis.DefaultJedisClientConfig.Builder b = redis.clients.jedis.DefaultJedisClientConfig.builder();
+        if (ssl && tls != null) {
+            // The same trust, client key and host name check as the library's own connections.
+            b.sslSocketFactory(tls.context().getSocketFactory()).sslParameters(tls.parameters(host));
+        }
+        return b.connectionTimeoutMillis((int) Math.min(Integer.MAX_VALUE, connectTimeout.toMillis()))
                 .socketTimeoutMillis((int) Math.min(Integer.MAX_VALUE, socketTimeout.toMillis()))
                 .user(user)
                 .password(password)

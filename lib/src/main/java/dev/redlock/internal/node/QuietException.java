@@ -16,6 +16,9 @@ public final class QuietException {
         if (lastFailure == null) {
             return "";
         }
+        if (lastFailure instanceof TlsFailure) {
+            return "; last failure: " + lastFailure.getMessage(); // our own sentence, bounded
+        }
         String text = lastFailure.getClass().getSimpleName() + ": " + lastFailure.getMessage();
         return "; last failure: " + (text.length() > 200 ? text.substring(0, 200) + "…" : text);
     }
@@ -26,6 +29,23 @@ public final class QuietException {
 
         public NodeTimeout(String message) {
             super(message);
+        }
+
+        @Override
+        public synchronized Throwable fillInStackTrace() {
+            return this;
+        }
+    }
+
+    /**
+     * A TLS connection could not be set up: the message says why (unknown authority, expired certificate, host name
+     * mismatch, a port that does not speak TLS) and what to do; the cause is the JDK's exception.
+     */
+    public static final class TlsFailure extends javax.net.ssl.SSLException {
+        private static final long serialVersionUID = 1L;
+
+        TlsFailure(String message, Throwable cause) {
+            super(message, cause);
         }
 
         @Override

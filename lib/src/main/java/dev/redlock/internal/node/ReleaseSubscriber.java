@@ -46,11 +46,16 @@ final class ReleaseSubscriber implements NioLoop.Handler {
     private final long pingIntervalNanos;
 
     private final Resp.Limits limits;
+    /** How a {@code rediss://} node is reached; null for a plain one. */
+    private final TlsSetup tls;
     /** The channels waiters want, from any thread. */
     private final Set<String> wanted = ConcurrentHashMap.newKeySet();
 
     // Loop thread only.
     private SocketChannel channel;
+    /** The channel's bytes, in the clear or through TLS. */
+    private Wire wire;
+
     private SelectionKey key;
     private boolean connected;
     private long connectStartedNanos;
@@ -88,6 +93,7 @@ final class ReleaseSubscriber implements NioLoop.Handler {
         this.connectTimeoutNanos = config.connectTimeout().toNanos();
         this.pingIntervalNanos = config.identityCheckInterval().toNanos();
         this.limits = Resp.Limits.DEFAULT.withMaxBulkBytes(config.maxReplyBytes());
+        this.tls = spec.ssl() ? config.tls() : null;
         loop.add(this);
     }
 
@@ -147,8 +153,13 @@ final class ReleaseSubscriber implements NioLoop.Handler {
         try {
             if (k.isConnectable()) {
                 if (channel.finishConnect()) {
-                    connected();
+                    k.interestOps(SelectionKey.OP_READ);
+                    secure();
                 }
+                return;
+            }
+            if (!connected) {
+                secure();
                 return;
             }
             if (k.isWritable()) {
@@ -173,13 +184,23 @@ final class ReleaseSubscriber implements NioLoop.Handler {
             channel.configureBlocking(false);
             channel.setOption(StandardSocketOptions.TCP_NODELAY, true);
             channel.setOption(StandardSocketOptions.SO_KEEPALIVE, true);
+            wire = tls == null ? Wire.plain(channel) : Wire.tls(channel, tls.engine(spec.host(), spec.port()));
             key = channel.register(loop.selector(), SelectionKey.OP_CONNECT, this);
             connectStartedNanos = System.nanoTime();
             if (channel.connect(new InetSocketAddress(spec.host(), spec.port()))) {
-                connected();
+                secure();
             }
         } catch (IOException | RuntimeException e) {
             disconnect(e);
+        }
+    }
+
+    /** Moves a TLS handshake on; once done (at once if plain), authenticates and subscribes. */
+    private void secure() throws IOException {
+        if (wire.handshake()) {
+            connected();
+        } else {
+            key.interestOps(SelectionKey.OP_READ | (wire.wantsWrite() ? SelectionKey.OP_WRITE : 0));
         }
     }
 
@@ -246,12 +267,18 @@ final class ReleaseSubscriber implements NioLoop.Handler {
 
     /** Writes what the socket takes; the rest waits for OP_WRITE. Commands here are few and small. */
     private void writeOut() throws IOException {
-        channel.write(out);
-        key.interestOps(out.hasRemaining() ? SelectionKey.OP_READ | SelectionKey.OP_WRITE : SelectionKey.OP_READ);
+        boolean all = wire.write(out);
+        key.interestOps(all ? SelectionKey.OP_READ : SelectionKey.OP_READ | SelectionKey.OP_WRITE);
     }
 
     private void read() throws IOException {
-        int n = channel.read(in);
+        do {
+            readOnce();
+        } while (wire.buffered() && channel != null); // TLS: records already read, or plaintext held back
+    }
+
+    private void readOnce() throws IOException {
+        int n = wire.read(in);
         if (n < 0) {
             throw new IOException("connection closed by the server");
         }
@@ -366,6 +393,7 @@ final class ReleaseSubscriber implements NioLoop.Handler {
                     cause.toString());
         }
         channel = null;
+        wire = null;
         key = null;
         connected = false;
         listening = false;

@@ -231,10 +231,9 @@ public final class TopologyCheck {
      * A plain, short-lived connection: RESP2 without handshake, like the nodes' own connections, and a socket timeout
      * of at least a second, since INFO is slower than a SET and this is not a lock round.
      */
-    @SuppressWarnings("deprecation") // ssl(boolean): the same TLS setup as JedisNodeClient's connections
     private static DefaultJedisClientConfig clientConfig(NodeSpec spec, RedlockConfig config) {
         long socketMs = Math.max(config.perNodeTimeout().toMillis(), MIN_SOCKET_TIMEOUT_MS);
-        return spec.jedisConfig(config.connectTimeout(), java.time.Duration.ofMillis(socketMs));
+        return spec.jedisConfig(config.connectTimeout(), java.time.Duration.ofMillis(socketMs), config.tls());
     }
 
     /**
