@@ -69,13 +69,16 @@ public final class RedlockClient implements AutoCloseable {
         this.engine = new QuorumEngine(config, nodes.nodes(), scheduler, quarantine, prefix);
         engine.listen(nodes);
         nodes.start();
+        nodes.awaitFirstConnections(config.connectTimeout());
         LOG.debug("started Redlock client over {} node(s): {}", nodes.nodes().size(), config.nodeNames());
     }
 
     /**
      * Creates a client and starts its threads. With {@link RedlockConfig#checkTopology()} on (the default), first
      * inspects the nodes as {@link #check()} does, logging each warning; this costs one short connection and a few
-     * commands per node, and up to about one connect timeout for each node that does not answer.
+     * commands per node, and up to about one connect timeout for each node that does not answer. Then waits until
+     * every node's first connection is ready (connected, TLS handshake done, scripts loaded) or has failed, at most
+     * one connect timeout in all, so the first lock does not race the client's own connection setup.
      *
      * @param config the configuration
      * @return a new client; close it when done

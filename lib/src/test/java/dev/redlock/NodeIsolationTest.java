@@ -111,8 +111,7 @@ class NodeIsolationTest extends RedisBackedTest {
             admin.aclSetUser(user, "reset", "on", ">right-secret", "~*", "&*", "+@all");
         }
         try {
-            List<String> uris =
-                    List.of(node(0).uri(), node(4).uri().replace("redis://", "redis://" + user + ":Wrong-S3cret@"));
+            List<String> uris = List.of(node(0).uri(), node(4).uri().replace("://", "://" + user + ":Wrong-S3cret@"));
             RedlockClient c = client(uris, b -> b.perNodeTimeout(Duration.ofMillis(100)));
             for (int i = 0; i < 5; i++) {
                 AcquireResult r = c.multiLock(uniqueName("auth")).attempt(Duration.ZERO, Duration.ofSeconds(10));
@@ -136,7 +135,7 @@ class NodeIsolationTest extends RedisBackedTest {
         }
         try {
             List<String> uris = new ArrayList<>(REDIS.uris());
-            uris.set(0, "redis://" + user + ":pw@" + node(0).host() + ":" + node(0).port());
+            uris.set(0, node(0).uri().replace("://", "://" + user + ":pw@"));
             RedlockClient c = client(uris, b -> b.checkTopology(false));
             await().atMost(Duration.ofSeconds(10)).until(() -> {
                 AcquireResult r = c.multiLock(uniqueName("breaker")).attempt(Duration.ZERO, Duration.ofSeconds(10));

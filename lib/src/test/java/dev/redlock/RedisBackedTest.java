@@ -32,8 +32,12 @@ abstract class RedisBackedTest {
 
     /** The test settings over the given node URIs. */
     RedlockConfig.Builder config(List<String> uris) {
-        return RedlockConfig.builder()
-                .nodes(uris)
+        RedlockConfig.Builder b = RedlockConfig.builder();
+        dev.redlock.testkit.TlsCertificates tls = RedisNodesExtension.certificates();
+        if (tls != null) {
+            b.tlsTrustStore(tls.trustStore(), tls.storePassword()); // the same tests, over TLS
+        }
+        return b.nodes(uris)
                 .restartQuarantine(false)
                 .perNodeTimeout(Duration.ofMillis(200))
                 .leaseTime(Duration.ofSeconds(10))

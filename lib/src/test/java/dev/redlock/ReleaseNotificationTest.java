@@ -283,7 +283,7 @@ class ReleaseNotificationTest extends RedisBackedTest {
             try (Jedis admin = node(i).client()) {
                 admin.aclSetUser(user, "reset", "on", ">pw", "~*", "resetchannels", "+@all");
             }
-            uris.add("redis://" + user + ":pw@" + node(i).host() + ":" + node(i).port());
+            uris.add(node(i).uri().replace("://", "://" + user + ":pw@")); // redis:// or rediss://
         }
         try {
             RedlockClient holder = client(uris, b -> b.checkTopology(false));

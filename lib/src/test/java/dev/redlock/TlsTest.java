@@ -114,6 +114,19 @@ class TlsTest {
         }
     }
 
+    /**
+     * A new client's first round does not race its own TLS handshakes: creating the client waits (at most the connect
+     * timeout) until each node's first connection is ready. Seen failing before: the contract suite's first
+     * {@code tryAcquireAsync(ZERO)} over TLS timed out on all five nodes while their handshakes ran.
+     */
+    @Test
+    void aNewClientsFirstRoundFindsItsTlsConnectionsReady() throws Exception {
+        RedlockClient c = trusting(uris(tls));
+        AcquireResult first = c.multiLock("tls-first").attempt(Duration.ZERO, Duration.ofSeconds(10));
+        assertTrue(first.acquired(), first::toString);
+        first.lease().orElseThrow().release();
+    }
+
     @Test
     void aPemAuthorityFileIsATrustStoreToo() throws Exception {
         RedlockClient c = client(uris(tls), b -> b.tlsTrustStore(certs.caCertificate(), null));

@@ -43,6 +43,24 @@ public final class RedisNodes implements AutoCloseable {
      * @throws IllegalStateException if a server cannot be started
      */
     public static RedisNodes start(int n, List<String> extraArgs) {
+        return start(n, null, extraArgs);
+    }
+
+    /**
+     * Starts {@code n} TLS-only servers in parallel with the given certificates (see
+     * {@link RedisServer#startTls(TlsCertificates)}) and extra arguments.
+     *
+     * @param n number of servers, at least 1
+     * @param tls the servers' certificates
+     * @param extraArgs arguments appended to every server's command line
+     * @return the running group
+     * @throws IllegalStateException if a server cannot be started
+     */
+    public static RedisNodes startTls(int n, TlsCertificates tls, List<String> extraArgs) {
+        return start(n, java.util.Objects.requireNonNull(tls, "tls"), extraArgs);
+    }
+
+    private static RedisNodes start(int n, TlsCertificates tls, List<String> extraArgs) {
         List<String> args = List.copyOf(extraArgs);
         if (n < 1) {
             throw new IllegalArgumentException("n must be at least 1, got " + n);
@@ -55,7 +73,8 @@ public final class RedisNodes implements AutoCloseable {
         try {
             List<CompletableFuture<RedisServer>> futures = new ArrayList<>();
             for (int i = 0; i < n; i++) {
-                futures.add(CompletableFuture.supplyAsync(() -> RedisServer.start(args), pool));
+                futures.add(CompletableFuture.supplyAsync(
+                        () -> tls == null ? RedisServer.start(args) : RedisServer.startTls(tls, false, args), pool));
             }
             List<RedisServer> started = new ArrayList<>();
             RuntimeException failure = null;

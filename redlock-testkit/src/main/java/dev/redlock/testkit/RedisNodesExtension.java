@@ -20,8 +20,17 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * flushed, so faults injected by one test never leak into the next. {@code @Nested} classes reuse
  * the servers of their enclosing class. The static field may live in an abstract base class: each
  * concrete subclass then gets fresh servers, but such classes must not run concurrently.
+ *
+ * <p>With the system property {@value #TLS_PROPERTY} set to {@code true}, the servers speak only TLS, with
+ * certificates made once per JVM ({@link #certificates()}), and {@link #uris()} are {@code rediss://} URIs: the same
+ * tests then run over TLS.
  */
 public final class RedisNodesExtension implements BeforeAllCallback, AfterAllCallback, BeforeEachCallback {
+
+    /** The system property that makes every extension's servers TLS-only. */
+    public static final String TLS_PROPERTY = "redlock.test.tls";
+
+    private static TlsCertificates shared; // guarded by the class
 
     private final int size;
     private final List<String> extraArgs;
@@ -66,8 +75,24 @@ public final class RedisNodesExtension implements BeforeAllCallback, AfterAllCal
             throw new IllegalStateException("This RedisNodesExtension is already in use by " + owner
                     + "; test classes sharing one instance must not run concurrently");
         }
-        nodes = RedisNodes.start(size, extraArgs);
+        TlsCertificates tls = certificates();
+        nodes = tls == null ? RedisNodes.start(size, extraArgs) : RedisNodes.startTls(size, tls, extraArgs);
         owner = context.getUniqueId();
+    }
+
+    /**
+     * Returns the certificates of the TLS servers when {@value #TLS_PROPERTY} is {@code true}, made on first use.
+     *
+     * @return the JVM's shared test certificates, or null when servers are plain
+     */
+    public static synchronized TlsCertificates certificates() {
+        if (!Boolean.getBoolean(TLS_PROPERTY)) {
+            return null;
+        }
+        if (shared == null) {
+            shared = TlsCertificates.generate();
+        }
+        return shared;
     }
 
     /**

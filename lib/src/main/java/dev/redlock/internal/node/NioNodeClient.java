@@ -165,6 +165,10 @@ final class NioNodeClient implements NodeClient, NioLoop.Handler {
     private final java.util.concurrent.atomic.AtomicInteger failures = new java.util.concurrent.atomic.AtomicInteger();
 
     private volatile Conn conn;
+    /** Done once the first connection is ready for ops or has failed: a new client waits for it (bounded). */
+    private final java.util.concurrent.CompletableFuture<Void> firstSettled =
+            new java.util.concurrent.CompletableFuture<>();
+
     private volatile long reconnectNotBefore = System.nanoTime();
     private volatile boolean closing;
     private volatile boolean closed;
@@ -209,6 +213,11 @@ final class NioNodeClient implements NodeClient, NioLoop.Handler {
     /** Connects in the background so the first round does not pay for the handshake. */
     void start() {
         ensureConnecting();
+    }
+
+    /** Completes once the first connection is ready for ops, or has failed (it never completes exceptionally). */
+    java.util.concurrent.CompletableFuture<Void> firstConnection() {
+        return firstSettled;
     }
 
     @Override
@@ -482,6 +491,7 @@ final class NioNodeClient implements NodeClient, NioLoop.Handler {
     private void handshakeAnswered(Conn c) {
         if (!c.ready && --c.handshakeLeft == 0) {
             c.ready = true;
+            firstSettled.complete(null);
             flush();
         }
     }
@@ -520,6 +530,7 @@ final class NioNodeClient implements NodeClient, NioLoop.Handler {
     }
 
     private void connectFailed(Exception e) {
+        firstSettled.complete(null);
         conn = null;
         backOff();
         connecting.set(false);
@@ -872,6 +883,7 @@ final class NioNodeClient implements NodeClient, NioLoop.Handler {
             return;
         }
         Throwable cause = failure instanceof Exception ? explained(c, (Exception) failure) : failure;
+        firstSettled.complete(null);
         c.broken = true;
         probeInFlight = false;
         probedInfo = null;
@@ -967,6 +979,7 @@ final class NioNodeClient implements NodeClient, NioLoop.Handler {
             return;
         }
         closed = true;
+        firstSettled.complete(null);
         closedSignal.countDown();
         Conn c = conn;
         if (c != null) {

@@ -42,6 +42,28 @@ public final class NodeClients implements AutoCloseable, Subscriptions.Source {
         }
     }
 
+    /**
+     * Waits until every node given by URI has its first connection ready or failed, at most {@code max}: so a client's
+     * first round does not race its own connection setup (a TLS handshake takes longer than a short per-node
+     * timeout). A node that does not answer costs at most {@code max}.
+     */
+    public void awaitFirstConnections(java.time.Duration max) {
+        List<java.util.concurrent.CompletableFuture<Void>> all = new ArrayList<>();
+        for (NodeClient node : nodes) {
+            if (node instanceof NioNodeClient) {
+                all.add(((NioNodeClient) node).firstConnection());
+            }
+        }
+        try {
+            java.util.concurrent.CompletableFuture.allOf(all.toArray(new java.util.concurrent.CompletableFuture<?>[0]))
+                    .get(max.toNanos(), java.util.concurrent.TimeUnit.NANOSECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+            // Slow or failing nodes: the rounds report them.
+        }
+    }
+
     public List<NodeClient> nodes() {
         return nodes;
     }
