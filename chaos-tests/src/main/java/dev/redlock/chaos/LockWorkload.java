@@ -44,6 +44,7 @@ public final class LockWorkload {
         Duration duration = Duration.ofSeconds(5);
         boolean fenced = true;
         Consumer<RedlockConfig.Builder> config = b -> {};
+        dev.redlock.testkit.TlsCertificates tls;
 
         public Settings clients(int clients) {
             this.clients = clients;
@@ -107,6 +108,12 @@ public final class LockWorkload {
             return this;
         }
 
+        /** Every client trusts the given TLS certificates' authority (for a cluster of TLS-only nodes). */
+        public Settings trusting(dev.redlock.testkit.TlsCertificates tls) {
+            this.tls = tls;
+            return this;
+        }
+
         public Duration duration() {
             return duration;
         }
@@ -162,6 +169,9 @@ public final class LockWorkload {
         try {
             for (int id = 0; id < settings.clients; id++) {
                 RedlockConfig.Builder b = baseConfig(uris).leaseTime(settings.leaseTime);
+                if (settings.tls != null) {
+                    b.tlsTrustStore(settings.tls.trustStore(), settings.tls.storePassword());
+                }
                 settings.config.accept(b);
                 RedlockClient client = RedlockClient.create(b.build());
                 clients.add(client);

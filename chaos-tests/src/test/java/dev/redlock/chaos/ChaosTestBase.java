@@ -90,6 +90,9 @@ abstract class ChaosTestBase {
         System.out.printf("[chaos] %s schedule:%n%s", name, nemesis);
         long origin = System.nanoTime();
         nemesis.start(origin);
+        if (cluster.tls() != null) {
+            settings.trusting(cluster.tls());
+        }
         LockWorkload.Result result = LockWorkload.run(cluster.uris(), settings, history, seed);
         nemesis.join(Duration.ofSeconds(60));
         if (!result.crashes().isEmpty()) {

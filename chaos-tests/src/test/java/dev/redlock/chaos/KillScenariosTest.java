@@ -24,13 +24,23 @@ class KillScenariosTest extends ChaosTestBase {
 
     @Test
     void killMinorityKeepsSafetyAndLiveness() throws Exception {
-        long seed = seed("kill-minority");
+        killMinority("kill-minority", new ChaosCluster.Options());
+    }
+
+    /** The same over TLS-only masters: the library's TLS connections reconnect, resubscribe and keep both. */
+    @Test
+    void killMinorityOverTlsKeepsSafetyAndLiveness() throws Exception {
+        killMinority("kill-minority-tls", new ChaosCluster.Options().tls());
+    }
+
+    private void killMinority(String name, ChaosCluster.Options options) throws Exception {
+        long seed = seed(name);
         Random random = new Random(seed);
         Duration duration = scaled(Duration.ofSeconds(6));
         List<Integer> nodes = new ArrayList<>(List.of(0, 1, 2, 3, 4));
         Collections.shuffle(nodes, random);
         long killAt = duration.toMillis() / 5 + random.nextInt((int) (duration.toMillis() / 4));
-        try (ChaosCluster cluster = ChaosCluster.start(5, new ChaosCluster.Options())) {
+        try (ChaosCluster cluster = ChaosCluster.start(5, options)) {
             Nemesis nemesis = new Nemesis()
                     .at(Duration.ofMillis(killAt), "kill node " + nodes.get(0), () -> cluster.kill(nodes.get(0)))
                     .at(
@@ -39,7 +49,7 @@ class KillScenariosTest extends ChaosTestBase {
                             () -> cluster.kill(nodes.get(1)));
             LockWorkload.Settings settings =
                     new LockWorkload.Settings().duration(duration).clients(4).threads(3);
-            Run run = runWithLiveness("kill-minority", cluster, settings, nemesis, seed, duration);
+            Run run = runWithLiveness(name, cluster, settings, nemesis, seed, duration);
 
             assertTrue(run.allValid(), () -> run.results().toString());
             assertNotificationsInUse(cluster, nodes.get(4));

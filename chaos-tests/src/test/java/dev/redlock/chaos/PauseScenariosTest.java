@@ -30,11 +30,21 @@ class PauseScenariosTest extends ChaosTestBase {
 
     @Test
     void nodePausedForSeveralTtlsKeepsSafetyAndBoundedLatency() throws Exception {
-        long seed = seed("pause-node");
+        pausedNode("pause-node", new ChaosCluster.Options());
+    }
+
+    /** The same over TLS-only masters: a stalled TLS node costs no round more than the per-node timeout either. */
+    @Test
+    void tlsNodePausedForSeveralTtlsKeepsSafetyAndBoundedLatency() throws Exception {
+        pausedNode("pause-node-tls", new ChaosCluster.Options().tls());
+    }
+
+    private void pausedNode(String name, ChaosCluster.Options options) throws Exception {
+        long seed = seed(name);
         Random random = new Random(seed);
         int victim = random.nextInt(5);
         Duration duration = scaled(Duration.ofSeconds(6));
-        try (ChaosCluster cluster = ChaosCluster.start(5, new ChaosCluster.Options())) {
+        try (ChaosCluster cluster = ChaosCluster.start(5, options)) {
             Nemesis nemesis = new Nemesis()
                     .at(Duration.ofMillis(1_000), "SIGSTOP node " + victim, () -> cluster.pause(victim))
                     .at(
@@ -43,13 +53,13 @@ class PauseScenariosTest extends ChaosTestBase {
                             () -> cluster.resume(victim));
             LockWorkload.Settings settings =
                     new LockWorkload.Settings().duration(duration).clients(4).threads(3);
-            Run run = run("pause-node", cluster, settings, nemesis, seed, List.of());
+            Run run = run(name, cluster, settings, nemesis, seed, List.of());
             assertTrue(run.allValid(), () -> run.results().toString());
             assertNotificationsInUse(cluster, (victim + 1) % 5);
             // No round waits for the stalled node longer than the per-node timeout (plus scheduling slack on a
             // busy machine): a round either decides without it or gives up on it.
             Duration maxRound = Duration.ofNanos(run.result().maxRoundNanos());
-            System.out.println("[chaos] pause-node: longest round " + maxRound.toMillis() + " ms");
+            System.out.println("[chaos] " + name + ": longest round " + maxRound.toMillis() + " ms");
             assertTrue(maxRound.compareTo(PER_NODE_TIMEOUT.plusMillis(150)) < 0, "longest round " + maxRound);
             assertEquals(0, run.result().staleReplies());
             assertNoLeftovers(cluster, settings.leaseTime());

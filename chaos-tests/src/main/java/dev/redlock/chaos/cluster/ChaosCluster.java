@@ -29,6 +29,13 @@ public final class ChaosCluster implements AutoCloseable {
     public static final class Options {
         boolean aof;
         boolean proxies;
+        boolean tls;
+
+        /** Every node speaks only TLS, with certificates made for this cluster ({@link ChaosCluster#tls()}). */
+        public Options tls() {
+            this.tls = true;
+            return this;
+        }
 
         /** Every node persists with {@code appendonly yes} and {@code appendfsync always}: keys survive restarts. */
         public Options aof() {
@@ -46,9 +53,12 @@ public final class ChaosCluster implements AutoCloseable {
     private final List<RedisServer> servers;
     private final List<FaultProxy> proxies;
     private final boolean aof;
+    private final dev.redlock.testkit.TlsCertificates tls;
     private volatile Consumer<NemesisEvent> listener = e -> {};
 
-    private ChaosCluster(List<RedisServer> servers, List<FaultProxy> proxies, boolean aof) {
+    private ChaosCluster(
+            List<RedisServer> servers, List<FaultProxy> proxies, boolean aof, dev.redlock.testkit.TlsCertificates tls) {
+        this.tls = tls;
         this.servers = servers;
         this.proxies = proxies;
         this.aof = aof;
@@ -65,9 +75,10 @@ public final class ChaosCluster implements AutoCloseable {
         List<String> args = options.aof ? List.of("--appendonly", "yes", "--appendfsync", "always") : List.of();
         List<RedisServer> servers = new ArrayList<>();
         List<FaultProxy> proxies = new ArrayList<>();
+        dev.redlock.testkit.TlsCertificates tls = options.tls ? dev.redlock.testkit.TlsCertificates.generate() : null;
         try {
             for (int i = 0; i < n; i++) {
-                RedisServer s = RedisServer.start(args);
+                RedisServer s = tls == null ? RedisServer.start(args) : RedisServer.startTls(tls, false, args);
                 servers.add(s);
                 if (options.proxies) {
                     proxies.add(FaultProxy.start(s.port()));
@@ -78,7 +89,7 @@ public final class ChaosCluster implements AutoCloseable {
             servers.forEach(RedisServer::close);
             throw e;
         }
-        return new ChaosCluster(List.copyOf(servers), List.copyOf(proxies), options.aof);
+        return new ChaosCluster(List.copyOf(servers), List.copyOf(proxies), options.aof, tls);
     }
 
     /** Sends every fault to {@code listener} as it is injected. */
@@ -96,6 +107,11 @@ public final class ChaosCluster implements AutoCloseable {
 
     public boolean persistent() {
         return aof;
+    }
+
+    /** The certificates of a TLS cluster (its trust store is what clients must trust), or null for plain TCP. */
+    public dev.redlock.testkit.TlsCertificates tls() {
+        return tls;
     }
 
     /** The URIs clients should use: through the proxies when there are any. */
