@@ -58,10 +58,15 @@ public class RedlockAutoConfiguration {
     public RedlockClient redlockClient(
             RedlockProperties properties,
             ObjectProvider<RedlockListener> listeners,
-            ObjectProvider<RedlockConfigCustomizer> customizers) {
+            ObjectProvider<RedlockConfigCustomizer> customizers,
+            ObjectProvider<org.springframework.boot.ssl.SslBundles> sslBundles) {
         RedlockConfig config;
         try {
             RedlockConfig.Builder builder = properties.toConfigBuilder();
+            String bundle = properties.getTls().getBundle();
+            if (bundle != null && !bundle.isBlank()) {
+                builder.sslContext(sslContext(bundle, properties, sslBundles.getIfAvailable()));
+            }
             listeners.orderedStream().forEach(builder::listener);
             customizers.orderedStream().forEach(customizer -> customizer.customize(builder));
             config = builder.build();
@@ -75,6 +80,26 @@ public class RedlockAutoConfiguration {
         }
     }
 
+    /** The TLS context of the named SSL bundle ({@code redlock.tls.bundle}); store files may not be given too. */
+    private static javax.net.ssl.SSLContext sslContext(
+            String name, RedlockProperties properties, org.springframework.boot.ssl.SslBundles bundles) {
+        RedlockProperties.Tls tls = properties.getTls();
+        if (tls.getTrustStore() != null || tls.getKeyStore() != null) {
+            throw new IllegalArgumentException(
+                    "sslContext: give either redlock.tls.bundle or redlock.tls.trust-store" + " / key-store, not both");
+        }
+        if (bundles == null) {
+            throw new IllegalArgumentException("sslContext: redlock.tls.bundle=" + name + " but the application has"
+                    + " no SSL bundles (spring.ssl.bundle.*)");
+        }
+        try {
+            return bundles.getBundle(name).createSslContext();
+        } catch (org.springframework.boot.ssl.NoSuchSslBundleException e) {
+            throw new IllegalArgumentException("sslContext: no SSL bundle named '" + name + "'; define it under"
+                    + " spring.ssl.bundle.jks." + name + " or spring.ssl.bundle.pem." + name);
+        }
+    }
+
     /** Spring Boot's dependency management pins an older Jedis than the library is built against. */
     static final String JEDIS_HINT = "Redlock cannot use the Jedis on the classpath: it needs the Jedis version it "
             + "was built with (8.x). Spring Boot's dependency management pins jedis 6.0.0; with "
@@ -85,6 +110,15 @@ public class RedlockAutoConfiguration {
     static String describe(String message) {
         if (message == null) {
             return "invalid redlock configuration";
+        }
+        for (String[] tls : new String[][] {
+            {"tlsTrustStore: ", "redlock.tls.trust-store"},
+            {"tlsKeyStore: ", "redlock.tls.key-store"},
+            {"sslContext: ", "redlock.tls"}
+        }) {
+            if (message.startsWith(tls[0])) {
+                return "invalid redlock configuration: " + tls[1] + ": " + message.substring(tls[0].length());
+            }
         }
         Matcher m = FIELD.matcher(message);
         if (!m.find()) {

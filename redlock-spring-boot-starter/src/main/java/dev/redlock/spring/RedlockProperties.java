@@ -144,6 +144,8 @@ public class RedlockProperties {
 
     private final Health health = new Health();
 
+    private final Tls tls = new Tls();
+
     private final Integration integration = new Integration();
 
     /**
@@ -155,7 +157,7 @@ public class RedlockProperties {
      */
     public RedlockConfig.Builder toConfigBuilder() {
         long replyBytes = maxReplyBytes.toBytes();
-        return RedlockConfig.builder()
+        RedlockConfig.Builder b = RedlockConfig.builder()
                 .nodes(nodes)
                 .perNodeTimeout(perNodeTimeout)
                 .connectTimeout(connectTimeout)
@@ -176,7 +178,157 @@ public class RedlockProperties {
                 .releaseNotifications(releaseNotifications)
                 .checkTopology(checkTopology)
                 .strictTopology(strictTopology)
-                .unverifiedIdentity(unverifiedIdentity.toArray(new String[0]));
+                .unverifiedIdentity(unverifiedIdentity.toArray(new String[0]))
+                .tlsVerifyHostname(tls.verifyHostname);
+        if (tls.trustStore != null) {
+            b.tlsTrustStore(tls.trustStore, tls.trustStorePassword);
+        }
+        if (tls.keyStore != null) {
+            b.tlsKeyStore(tls.keyStore, tls.keyStorePassword);
+        }
+        return b;
+    }
+
+    /**
+     * Returns the {@code redlock.tls.*} settings.
+     *
+     * @return the TLS settings of {@code rediss://} nodes
+     */
+    public Tls getTls() {
+        return tls;
+    }
+
+    /**
+     * The {@code redlock.tls.*} settings: how {@code rediss://} nodes are trusted and whom this client presents
+     * itself as. Either a Spring Boot SSL bundle ({@code spring.ssl.bundle.*}) or store files, not both.
+     */
+    public static class Tls {
+
+        /** Name of a Spring Boot SSL bundle (spring.ssl.bundle.jks.NAME or .pem.NAME) to reach rediss:// nodes with. */
+        private String bundle;
+
+        /** Trust store of rediss:// nodes: PKCS#12, JKS or PEM certificates; default the JDK's authorities. */
+        private java.nio.file.Path trustStore;
+
+        /** Password of the trust store, if it has one. */
+        private String trustStorePassword;
+
+        /** Key store with this client's key and certificate, for nodes that require client certificates. */
+        private java.nio.file.Path keyStore;
+
+        /** Password of the key store and its key. */
+        private String keyStorePassword;
+
+        /** Whether a node's certificate must name the host it is reached by. */
+        private boolean verifyHostname = true;
+
+        /**
+         * Returns the SSL bundle's name.
+         *
+         * @return {@code redlock.tls.bundle}, or null
+         */
+        public String getBundle() {
+            return bundle;
+        }
+
+        /**
+         * Sets the SSL bundle's name.
+         *
+         * @param bundle {@code redlock.tls.bundle}
+         */
+        public void setBundle(String bundle) {
+            this.bundle = bundle;
+        }
+
+        /**
+         * Returns the trust store.
+         *
+         * @return {@code redlock.tls.trust-store}, or null
+         */
+        public java.nio.file.Path getTrustStore() {
+            return trustStore;
+        }
+
+        /**
+         * Sets the trust store.
+         *
+         * @param trustStore {@code redlock.tls.trust-store}
+         */
+        public void setTrustStore(java.nio.file.Path trustStore) {
+            this.trustStore = trustStore;
+        }
+
+        /**
+         * Returns the trust store's password.
+         *
+         * @return {@code redlock.tls.trust-store-password}, or null
+         */
+        public String getTrustStorePassword() {
+            return trustStorePassword;
+        }
+
+        /**
+         * Sets the trust store's password.
+         *
+         * @param trustStorePassword {@code redlock.tls.trust-store-password}
+         */
+        public void setTrustStorePassword(String trustStorePassword) {
+            this.trustStorePassword = trustStorePassword;
+        }
+
+        /**
+         * Returns the key store.
+         *
+         * @return {@code redlock.tls.key-store}, or null
+         */
+        public java.nio.file.Path getKeyStore() {
+            return keyStore;
+        }
+
+        /**
+         * Sets the key store.
+         *
+         * @param keyStore {@code redlock.tls.key-store}
+         */
+        public void setKeyStore(java.nio.file.Path keyStore) {
+            this.keyStore = keyStore;
+        }
+
+        /**
+         * Returns the key store's password.
+         *
+         * @return {@code redlock.tls.key-store-password}, or null
+         */
+        public String getKeyStorePassword() {
+            return keyStorePassword;
+        }
+
+        /**
+         * Sets the key store's password.
+         *
+         * @param keyStorePassword {@code redlock.tls.key-store-password}
+         */
+        public void setKeyStorePassword(String keyStorePassword) {
+            this.keyStorePassword = keyStorePassword;
+        }
+
+        /**
+         * Returns whether host names are verified.
+         *
+         * @return {@code redlock.tls.verify-hostname}, default true
+         */
+        public boolean isVerifyHostname() {
+            return verifyHostname;
+        }
+
+        /**
+         * Sets whether host names are verified.
+         *
+         * @param verifyHostname {@code redlock.tls.verify-hostname}
+         */
+        public void setVerifyHostname(boolean verifyHostname) {
+            this.verifyHostname = verifyHostname;
+        }
     }
 
     /**
