@@ -20,7 +20,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The entry point: owns one connection and one I/O thread per node, plus one scheduler thread, and hands out locks.
+ * The entry point: owns one connection per node (and one subscriber connection per node while some acquisition
+ * waits), one I/O thread for every node given by URI, one more for each node given as a Jedis client, and one
+ * scheduler thread, and hands out locks.
  *
  * <pre>{@code
  * try (RedlockClient client = RedlockClient.create(RedlockConfig.builder()
@@ -37,8 +39,9 @@ import org.slf4j.LoggerFactory;
  * }
  * }</pre>
  *
- * <p>Thread-safe: share one client across the application. Creating it starts the node I/O threads, which connect in
- * the background (a node that is down at start does not fail creation; it answers with errors until it is back).
+ * <p>Thread-safe: share one client across the application. Creating it starts the node I/O threads, which connect
+ * while creation waits at most one connect timeout (a node that is down at start does not fail creation; it answers
+ * with errors until it is back).
  * {@link #close()} flushes queued releases, closes every connection and stops every thread the client started.
  * Clients given through {@link RedlockConfig.Builder#node(String, redis.clients.jedis.UnifiedJedis)} belong to the
  * caller and are not closed.

@@ -4,6 +4,7 @@ import dev.redlock.QuorumPolicy;
 import dev.redlock.RedlockConfig;
 import dev.redlock.testkit.RedisNodes;
 import dev.redlock.testkit.RedisServer;
+import dev.redlock.testkit.TlsCertificates;
 import java.lang.management.ManagementFactory;
 import java.net.URISyntaxException;
 import java.nio.file.Files;
@@ -31,7 +32,8 @@ import java.util.concurrent.locks.LockSupport;
  * {@code RedisBinary}). The run takes three to four minutes.
  *
  * <p>Implementations, each with its own clients: (a) the floor, raw Jedis {@code SET NX PX} and a compare-and-delete
- * {@code EVALSHA} on node 1; (b) our RedLock; (c) our MultiLock; (d) {@code RedissonRedLock} over five
+ * {@code EVALSHA} on node 1; (b) our RedLock, and the same over five other masters that speak only TLS (certificates
+ * made for the run; not in the fault phase); (c) our MultiLock; (d) {@code RedissonRedLock} over five
  * {@code RedissonClient}s, one per node; (e) {@code RedissonMultiLock} likewise; (f) a Redisson {@code RLock} on node
  * 1. Phases, always in this order, each bounded in time:
  * <ol>
@@ -94,7 +96,9 @@ public final class Compare {
 
         Results results = new Results();
         List<Report.Impl> impls = new ArrayList<>();
-        try (RedisNodes nodes = RedisNodes.start(NODES)) {
+        TlsCertificates certs = TlsCertificates.generate();
+        try (RedisNodes nodes = RedisNodes.start(NODES);
+                RedisNodes tlsNodes = RedisNodes.startTls(NODES, certs, List.of())) {
             List<Contender> contenders = new ArrayList<>();
             try {
                 List<String> uris = nodes.uris();
@@ -102,6 +106,9 @@ public final class Compare {
                 RedlockConfig ours = ourRedLock.config();
                 contenders.add(new FloorContender(nodes.get(0), LEASE, ours.retryDelay(), ours.retryJitter()));
                 contenders.add(ourRedLock);
+                // The same RedLock over five TLS-only masters (certificates made for the run), beside plain TCP.
+                contenders.add(
+                        new OurContender(QuorumPolicy.MAJORITY, tlsNodes.uris(), PER_NODE_TIMEOUT, LEASE, certs));
                 contenders.add(new OurContender(QuorumPolicy.ALL, uris, PER_NODE_TIMEOUT, LEASE));
                 contenders.add(new RedissonContender(RedissonContender.Kind.RED_LOCK, uris, LEASE));
                 contenders.add(new RedissonContender(RedissonContender.Kind.MULTI_LOCK, uris, LEASE));
@@ -128,7 +135,8 @@ public final class Compare {
 
     /** The fault phase only concerns the implementations that span all five nodes, (b) to (e). */
     private static boolean isFaultTolerant(Contender c) {
-        return !(c instanceof FloorContender) && !c.id().equals("redisson-rlock");
+        // The TLS RedLock runs on its own masters, not those the fault phase stalls and kills.
+        return !(c instanceof FloorContender) && !c.id().equals("redisson-rlock") && !c.id().endsWith("-tls");
     }
 
     /** Same phases in the same order on every run: phase by phase, implementation by implementation. */

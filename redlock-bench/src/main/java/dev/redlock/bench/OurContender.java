@@ -17,9 +17,29 @@ final class OurContender implements Contender {
     private final RedlockClient client;
     private final Duration lease;
     private final boolean polling;
+    private final boolean tls;
 
     OurContender(QuorumPolicy policy, List<String> uris, Duration perNodeTimeout, Duration lease) {
         this(policy, uris, perNodeTimeout, lease, false);
+    }
+
+    /** Over TLS-only masters ({@code rediss://} URIs) whose authority is that of {@code certs}. */
+    OurContender(
+            QuorumPolicy policy,
+            List<String> uris,
+            Duration perNodeTimeout,
+            Duration lease,
+            dev.redlock.testkit.TlsCertificates certs) {
+        this.policy = policy;
+        this.lease = lease;
+        this.polling = false;
+        this.tls = true;
+        RedlockConfig.Builder config = RedlockConfig.builder()
+                .nodes(uris)
+                .perNodeTimeout(perNodeTimeout)
+                .restartQuarantine(false)
+                .tlsTrustStore(certs.trustStore(), certs.storePassword());
+        this.client = RedlockClient.create(config.build());
     }
 
     /**
@@ -36,6 +56,7 @@ final class OurContender implements Contender {
         this.policy = policy;
         this.lease = lease;
         this.polling = polling;
+        this.tls = false;
         this.client = newClient(uris, perNodeTimeout, !polling, listeners);
     }
 
@@ -58,19 +79,22 @@ final class OurContender implements Contender {
 
     @Override
     public String id() {
-        return (policy == QuorumPolicy.MAJORITY ? "ours-redlock" : "ours-multilock") + (polling ? "-polling" : "");
+        return (policy == QuorumPolicy.MAJORITY ? "ours-redlock" : "ours-multilock")
+                + (polling ? "-polling" : "")
+                + (tls ? "-tls" : "");
     }
 
     @Override
     public String label() {
         return (policy == QuorumPolicy.MAJORITY ? "ours: RedLock" : "ours: MultiLock")
-                + (polling ? ", polling (notifications off)" : "");
+                + (polling ? ", polling (notifications off)" : "")
+                + (tls ? " over TLS" : "");
     }
 
     @Override
     public String settings() {
         RedlockConfig c = client.config();
-        return "one RedlockClient over " + c.nodeNames().size() + " nodes; "
+        return "one RedlockClient over " + c.nodeNames().size() + (tls ? " TLS-only" : "") + " nodes; "
                 + (policy == QuorumPolicy.MAJORITY ? "client.redLock(name)" : "client.multiLock(name)")
                 + "; lock.tryAcquire(wait, " + lease.toSeconds() + " s) then lease.release(); " + clientSettings(c);
     }
