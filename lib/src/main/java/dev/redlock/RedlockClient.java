@@ -21,7 +21,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The entry point: owns one connection per node (and one subscriber connection per node while some acquisition
- * waits), one I/O thread for every node given by URI, one more for each node given as a Jedis client, and one
+ * waits), one I/O thread for every node given by URI, one more for each node given as a {@link NodeTransport}, and one
  * scheduler thread, and hands out locks.
  *
  * <pre>{@code
@@ -43,8 +43,8 @@ import org.slf4j.LoggerFactory;
  * while creation waits at most one connect timeout (a node that is down at start does not fail creation; it answers
  * with errors until it is back).
  * {@link #close()} flushes queued releases, closes every connection and stops every thread the client started.
- * Clients given through {@link RedlockConfig.Builder#node(String, redis.clients.jedis.UnifiedJedis)} belong to the
- * caller and are not closed.
+ * Clients given through {@link RedlockConfig.Builder#node(String, NodeTransport)} belong to the caller and are not
+ * closed.
  */
 public final class RedlockClient implements AutoCloseable {
 

@@ -17,7 +17,6 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ForkJoinPool;
-import redis.clients.jedis.UnifiedJedis;
 
 /**
  * The immutable configuration of a {@link RedlockClient}: the nodes and every timing setting. Built with
@@ -623,18 +622,19 @@ public final class RedlockConfig {
         }
 
         /**
-         * Adds a node through a Jedis client that the caller built and manages (pooling, TLS, Sentinel). The client
-         * is never closed by the library. Its own socket timeout bounds how long a stalled node blocks that node's
-         * I/O thread, so keep it close to the per-node timeout; a round still never waits longer than the per-node
-         * timeout.
+         * Adds a node through a client that the caller built and manages (pooling, Sentinel, a client library of its
+         * own choice), adapted as a {@link NodeTransport}; the {@code redlock-jedis} module adapts Jedis. The client is
+         * never closed by the library. Its own socket timeout bounds how long a stalled node blocks that node's I/O
+         * thread, so keep it close to the per-node timeout; a round still never waits longer than the per-node
+         * timeout. Such nodes have no release notifications: their waiters poll.
          *
          * @param name a unique name for the node, used in outcomes and logs
-         * @param client the client; one per independent master
+         * @param transport the transport; one per independent master
          * @return this builder
          * @throws IllegalArgumentException if the name is empty
          */
-        public Builder node(String name, UnifiedJedis client) {
-            nodes.add(NodeSpec.ofClient("nodes[" + nodes.size() + "]", name, client));
+        public Builder node(String name, NodeTransport transport) {
+            nodes.add(NodeSpec.ofTransport("nodes[" + nodes.size() + "]", name, transport));
             return this;
         }
 
@@ -923,7 +923,7 @@ public final class RedlockConfig {
          * many threads wait. A new acquisition of a key that already has waiters in this client queues behind them.
          * Waiters still poll: the longest-waiting one after {@link #retryDelay(Duration)}, the others later by
          * their place in line (the k-th after k + 1 delays, at most 10), and none past the holder's remaining TTL;
-         * so a lost notification, a node whose subscription is down or restarting, or a node given as a Jedis client costs the longest waiter at most one retry delay. The first waiter of a key subscribes
+         * so a lost notification, a node whose subscription is down or restarting, or a node given as a transport of the application's costs the longest waiter at most one retry delay. The first waiter of a key subscribes
          * after its first refused round: a release just then is heard at its next poll. Off, waiters only poll
          * (each after one retry delay) and newcomers do not queue.
          *

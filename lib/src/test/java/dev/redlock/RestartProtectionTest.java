@@ -5,16 +5,14 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.redlock.internal.node.TestTransport;
 import dev.redlock.testkit.RedisServer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import redis.clients.jedis.ClientSetInfoConfig;
-import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.Jedis;
-import redis.clients.jedis.RedisClient;
 
 /**
  * Restart protection whatever the transport: a node's grant counts only while the client knows the node has not lost
@@ -47,23 +45,16 @@ class RestartProtectionTest extends RedisBackedTest {
         return b.restartQuarantine(true).leaseTime(TTL).perNodeTimeout(Duration.ofMillis(150));
     }
 
-    /** A client whose five nodes are the caller's own pooled Jedis clients. */
+    /** A client whose five nodes are the caller's own transports (one connection each, reconnected on failure). */
     private RedlockClient userClientNodes() {
         RedlockConfig.Builder b = quarantining(RedlockConfig.builder()).retryDelay(Duration.ofMillis(5));
         for (int i = 0; i < 5; i++) {
-            RedisClient pool = RedisClient.builder()
-                    .hostAndPort(node(i).host(), node(i).port())
-                    .clientConfig(DefaultJedisClientConfig.builder()
-                            .socketTimeoutMillis(150)
-                            .autoNegotiateProtocol(false)
-                            .clientSetInfoConfig(ClientSetInfoConfig.DISABLED)
-                            .build())
-                    .build();
-            owned.add(pool);
-            b.node("user-" + i, pool);
+            TestTransport transport = new TestTransport(node(i).host(), node(i).port(), 150);
+            owned.add(transport);
+            b.node("user-" + i, transport);
         }
         RedlockClient c = RedlockClient.create(b.build());
-        owned.add(0, c); // closed before the pools it uses
+        owned.add(0, c); // closed before the transports it uses
         return c;
     }
 

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.redlock.internal.node.TestTransport;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
@@ -16,10 +17,7 @@ import java.util.Set;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import redis.clients.jedis.ClientSetInfoConfig;
-import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.Jedis;
-import redis.clients.jedis.RedisClient;
 
 /** Topology checks against real nodes: duplicates, replicas, eviction policy, N, lease time, unreachable nodes. */
 class TopologyCheckTest extends RedisBackedTest {
@@ -117,13 +115,7 @@ class TopologyCheckTest extends RedisBackedTest {
 
     @Test
     void userClientOnTheSameServerAsAUriNodeIsReported() {
-        RedisClient mine = RedisClient.builder()
-                .hostAndPort(node(2).host(), node(2).port())
-                .clientConfig(DefaultJedisClientConfig.builder()
-                        .autoNegotiateProtocol(false)
-                        .clientSetInfoConfig(ClientSetInfoConfig.DISABLED)
-                        .build())
-                .build();
+        TestTransport mine = new TestTransport(node(2).host(), node(2).port(), 2_000);
         owned.add(mine);
         RedlockClient client =
                 create(over(List.of(REDIS.uris().get(0), REDIS.uris().get(2)))

@@ -67,7 +67,7 @@ class DataLossScenariosTest extends ChaosTestBase {
                             .build())
                     .build();
             owned.add(pool);
-            b.node("user-" + i, pool);
+            b.node("user-" + i, dev.redlock.jedis.JedisNodeTransport.of(pool));
         }
         RedlockClient c = RedlockClient.create(b.build());
         owned.add(0, c);

@@ -50,8 +50,7 @@ public class RedlockAutoConfiguration {
      * @param customizers {@link RedlockConfigCustomizer} beans, applied in order after the listeners
      * @return a started client; the context closes it
      * @throws IllegalArgumentException if a setting is invalid, naming the {@code redlock.*} property
-     * @throws IllegalStateException if {@code redlock.strict-topology} is on and the topology check found a problem,
-     *     or the Jedis on the classpath is not one the library can use
+     * @throws IllegalStateException if {@code redlock.strict-topology} is on and the topology check found a problem
      */
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean
@@ -73,11 +72,7 @@ public class RedlockAutoConfiguration {
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException(describe(e.getMessage()), e);
         }
-        try {
-            return RedlockClient.create(config);
-        } catch (LinkageError e) {
-            throw new IllegalStateException(JEDIS_HINT, e);
-        }
+        return RedlockClient.create(config);
     }
 
     /** The TLS context of the named SSL bundle ({@code redlock.tls.bundle}); store files may not be given too. */
@@ -99,12 +94,6 @@ public class RedlockAutoConfiguration {
                     + " spring.ssl.bundle.jks." + name + " or spring.ssl.bundle.pem." + name);
         }
     }
-
-    /** Spring Boot's dependency management pins an older Jedis than the library is built against. */
-    static final String JEDIS_HINT = "Redlock cannot use the Jedis on the classpath: it needs the Jedis version it "
-            + "was built with (8.x). Spring Boot's dependency management pins jedis 6.0.0; with "
-            + "spring-boot-starter-parent or the spring-boot-dependencies BOM, set the jedis.version property to "
-            + "8.0.2 (and commons-pool2.version to 2.13.1)";
 
     /** Names the property behind a builder's message: "perNodeTimeout: ..." becomes "redlock.per-node-timeout: ...". */
     static String describe(String message) {

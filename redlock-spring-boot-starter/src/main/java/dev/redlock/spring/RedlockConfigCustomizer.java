@@ -6,7 +6,7 @@ import dev.redlock.RedlockConfig;
  * A bean that adjusts the {@link RedlockConfig.Builder} from which the auto-configured
  * {@link dev.redlock.RedlockClient} is built, after the {@code redlock.*} properties and the
  * {@link dev.redlock.RedlockListener} beans were applied. Use it for settings that have no property: nodes given as
- * Jedis clients ({@link RedlockConfig.Builder#node(String, redis.clients.jedis.UnifiedJedis)}), the async executor,
+ * the application's own clients ({@link RedlockConfig.Builder#node(String, dev.redlock.NodeTransport)}, e.g. Jedis through {@code redlock-jedis}), the async executor,
  * the wall clock, or listeners that are not beans.
  *
  * <pre>{@code

@@ -14,7 +14,7 @@ import org.springframework.util.unit.DataSize;
  *
  * <p>Every default here is the library's own default (see the {@code DEFAULT_*} constants of {@link RedlockConfig}).
  * Durations take Spring's forms ({@code 50ms}, {@code 2s}, {@code PT1M}; a bare number is milliseconds). Settings
- * without a value form (a node given as a Jedis client, the ticker, the wall clock, the async executor, listeners)
+ * without a value form (a node given as the application's own transport, the ticker, the wall clock, the async executor, listeners)
  * are set with a {@link RedlockConfigCustomizer} bean; {@link dev.redlock.RedlockListener} beans are added as
  * listeners.
  */

@@ -359,18 +359,32 @@ public final class RedisServer implements AutoCloseable {
         int millis = Math.toIntExact(timeout.toMillis());
         // Plain RESP2 without handshake: CLIENT SETINFO does not exist in Redis 7.0, and without
         // autoNegotiateProtocol(false) Jedis 8 logs a warning for every connection.
-        DefaultJedisClientConfig.Builder config = DefaultJedisClientConfig.builder()
+        DefaultJedisClientConfig.Builder config = resp2(DefaultJedisClientConfig.builder()
                 .connectionTimeoutMillis(millis)
                 .socketTimeoutMillis(millis)
-                .autoNegotiateProtocol(false)
                 .clientSetInfoConfig(ClientSetInfoConfig.DISABLED)
-                .password(password);
+                .password(password));
         if (tls != null) {
             // The kit's own connections check the server's pid, not its certificate: they also reach servers whose
             // certificates are meant to fail (expired, for another host).
             config.ssl(true).sslSocketFactory(tls.uncheckedClientContext().getSocketFactory());
         }
         return new Jedis(HOST, port, config.build());
+    }
+
+    /**
+     * Turns off Jedis's protocol negotiation where the Jedis on the class path has it (7 and later): the kit also runs
+     * where an application brings Jedis 6, which speaks RESP2 without asking.
+     */
+    private static DefaultJedisClientConfig.Builder resp2(DefaultJedisClientConfig.Builder b) {
+        try {
+            b.getClass().getMethod("autoNegotiateProtocol", boolean.class).invoke(b, false);
+        } catch (NoSuchMethodException e) {
+            // Jedis 6: nothing to turn off.
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException("cannot configure the test kit's Jedis connection", e);
+        }
+        return b;
     }
 
     /**

@@ -15,12 +15,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import redis.clients.jedis.HostAndPort;
-import redis.clients.jedis.Jedis;
-import redis.clients.jedis.commands.JedisCommands;
-import redis.clients.jedis.exceptions.JedisDataException;
-import redis.clients.jedis.params.ScanParams;
-import redis.clients.jedis.resps.ScanResult;
 
 /**
  * Node-level repair of fencing counters. A node whose incarnation marker says its counters are not intact (it lost
@@ -56,8 +50,8 @@ public final class FencingRepair implements AutoCloseable {
          */
         void runAfter(long delayNanos, Runnable pass);
 
-        /** One client per node (null where it cannot be reached), in configuration order; adds what it opened. */
-        List<JedisCommands> connect(List<Jedis> opened);
+        /** One node's commands per node (null where it cannot be reached), in configuration order; adds what it opened. */
+        List<Commands> connect(List<AutoCloseable> opened);
 
         /** Stops running passes; a pass in progress stops between pages. */
         @Override
@@ -105,16 +99,16 @@ public final class FencingRepair implements AutoCloseable {
 
     private void pass() {
         boolean done = false;
-        List<Jedis> opened = new ArrayList<>();
+        List<AutoCloseable> opened = new ArrayList<>();
         try {
             done = repair(transport.connect(opened));
         } catch (RuntimeException | OutOfMemoryError | StackOverflowError e) {
             LOG.debug("fencing counter repair failed; the next fenced read asks again", e);
         } finally {
-            for (Jedis j : opened) {
+            for (AutoCloseable j : opened) {
                 try {
                     j.close();
-                } catch (RuntimeException e) {
+                } catch (Exception e) {
                     LOG.debug("closing a repair connection failed", e);
                 }
             }
@@ -126,7 +120,7 @@ public final class FencingRepair implements AutoCloseable {
     }
 
     /** Returns true when every node's counters are intact at the end. */
-    private boolean repair(List<JedisCommands> nodes) {
+    private boolean repair(List<Commands> nodes) {
         int n = nodes.size();
         String[] ids = new String[n];
         boolean[] intact = new boolean[n];
@@ -193,21 +187,25 @@ public final class FencingRepair implements AutoCloseable {
      * Copies the largest source value of every counter any source has into every target; returns how many, or -1 if
      * the copy was cut short.
      */
-    private int copy(List<JedisCommands> nodes, List<Integer> sources, List<Integer> targets, String[] ids) {
+    private int copy(List<Commands> nodes, List<Integer> sources, List<Integer> targets, String[] ids) {
         String pattern = globEscaped(config.keyPrefix()) + "*:fence";
         Map<String, Long> done = new HashMap<>();
         for (int s : sources) {
-            String cursor = ScanParams.SCAN_POINTER_START;
+            String cursor = "0";
             do {
-                ScanResult<String> page = nodes.get(s)
-                        .scan(cursor, new ScanParams().match(pattern).count(SCAN_COUNT), "hash");
-                for (String key : page.getResult()) {
+                Object reply = nodes.get(s)
+                        .call("SCAN", cursor, "MATCH", pattern, "COUNT", Integer.toString(SCAN_COUNT), "TYPE", "hash");
+                if (!(reply instanceof List) || ((List<?>) reply).size() != 2) {
+                    throw new IllegalStateException("SCAN answered " + reply);
+                }
+                List<?> page = (List<?>) reply;
+                for (String key : Commands.texts(page.get(1))) {
                     if (done.containsKey(key)) {
                         continue;
                     }
                     long max = 0;
                     for (int other : sources) {
-                        String v = nodes.get(other).hget(key, "v");
+                        String v = Commands.text(nodes.get(other).call("HGET", key, "v"));
                         if (v != null) {
                             max = Math.max(max, Long.parseLong(v));
                         }
@@ -221,11 +219,11 @@ public final class FencingRepair implements AutoCloseable {
                                 List.of(Long.toString(max), ids[t]));
                     }
                 }
-                cursor = page.getCursor();
+                cursor = Commands.text(page.get(0));
                 if (closed) {
                     return -1;
                 }
-            } while (!ScanParams.SCAN_POINTER_START.equals(cursor));
+            } while (!"0".equals(cursor));
         }
         return done.size();
     }
@@ -243,12 +241,12 @@ public final class FencingRepair implements AutoCloseable {
         return b.toString();
     }
 
-    private List<String> marker(JedisCommands node) {
+    private List<String> marker(Commands node) {
         if (node == null) {
             return null;
         }
         try {
-            return node.hmget(markerKey, "id", "intact");
+            return Commands.texts(node.call("HMGET", markerKey, "id", "intact"));
         } catch (RuntimeException e) {
             LOG.debug("repair: reading a marker failed: {}", e.toString());
             return null;
@@ -256,15 +254,22 @@ public final class FencingRepair implements AutoCloseable {
     }
 
     /** Runs a script by SHA, or by source when the node has not cached it. */
-    private static Object script(JedisCommands node, LuaScript script, List<String> keys, List<String> args) {
+    private static Object script(Commands node, LuaScript script, List<String> keys, List<String> args) {
         try {
-            return node.evalsha(script.sha1(), keys, args);
-        } catch (JedisDataException e) {
+            return node.call(evalArgs("EVALSHA", script.sha1(), keys, args));
+        } catch (RedisErrorReply e) {
             if (!String.valueOf(e.getMessage()).startsWith("NOSCRIPT")) {
                 throw e;
             }
-            return node.eval(script.source(), keys, args);
+            return node.call(evalArgs("EVAL", script.source(), keys, args));
         }
+    }
+
+    private static String[] evalArgs(String verb, String script, List<String> keys, List<String> args) {
+        List<String> all = new ArrayList<>(List.of(verb, script, Integer.toString(keys.size())));
+        all.addAll(keys);
+        all.addAll(args);
+        return all.toArray(new String[0]);
     }
 
     private String name(int i) {
@@ -306,18 +311,16 @@ public final class FencingRepair implements AutoCloseable {
         }
 
         @Override
-        public List<JedisCommands> connect(List<Jedis> opened) {
-            List<JedisCommands> nodes = new ArrayList<>();
+        public List<Commands> connect(List<AutoCloseable> opened) {
+            List<Commands> nodes = new ArrayList<>();
             Duration socket = Duration.ofMillis(Math.max(config.perNodeTimeout().toMillis(), 1_000));
             for (NodeSpec spec : config.nodeSpecs()) {
-                if (spec.client() != null) {
-                    nodes.add(spec.client());
+                if (spec.transport() != null) {
+                    nodes.add(Commands.of(spec.transport(), spec.name()));
                     continue;
                 }
                 try {
-                    Jedis j = new Jedis(
-                            new HostAndPort(spec.host(), spec.port()),
-                            spec.jedisConfig(config.connectTimeout(), socket, config.tls()));
+                    BlockingConnection j = BlockingConnection.open(spec, config, socket);
                     opened.add(j);
                     nodes.add(j);
                 } catch (RuntimeException e) {

@@ -30,10 +30,10 @@ import org.slf4j.LoggerFactory;
  * is older than the per-node timeout is closed and its commands fail with {@link NodeStatus#TIMEOUT}; a command
  * still queued when its round gave up is not sent at all.
  *
- * <p>Used for every node given by URI, plain or TLS ({@link Wire}); user-built Jedis clients use
- * {@link JedisNodeClient}.
+ * <p>Used for every node given by URI, plain or TLS ({@link Wire}); the user's own transports use
+ * {@link TransportNodeClient}.
  *
- * <p>Why a client of our own rather than Jedis for every node: this is the hot path of every round. A blocking
+ * <p>Why a client of our own rather than a client library for every node: this is the hot path of every round. A blocking
  * client needs a thread per command in flight to reach N nodes at once, cannot leave unsent a command whose round
  * already gave up, and parses whatever a node sends; here one I/O thread serves every node, a round costs no thread
  * hand-off, and {@link Resp} parses only bounded replies, so a hostile or broken node fails alone.

@@ -6,7 +6,7 @@ import java.util.List;
 
 /**
  * Builds and runs a client's node connections: nodes given by URI, plain or TLS, share one non-blocking I/O loop;
- * user-built Jedis clients each get a {@link JedisNodeClient} with its own I/O thread.
+ * the user's own transports each get a {@link TransportNodeClient} with its own I/O thread.
  */
 public final class NodeClients implements AutoCloseable, Subscriptions.Source {
 
@@ -21,10 +21,10 @@ public final class NodeClients implements AutoCloseable, Subscriptions.Source {
         this.loop = new NioLoop(threadPrefix + "io", tickMillis);
         List<NodeClient> list = new ArrayList<>();
         for (NodeSpec spec : config.nodeSpecs()) {
-            if (spec.client() == null) {
+            if (spec.transport() == null) {
                 list.add(new NioNodeClient(spec, config, loop, quarantine));
             } else {
-                list.add(new JedisNodeClient(spec, config, threadPrefix + "node-" + spec.name(), quarantine));
+                list.add(new TransportNodeClient(spec, config, threadPrefix + "node-" + spec.name(), quarantine));
             }
         }
         this.nodes = List.copyOf(list);
@@ -37,7 +37,7 @@ public final class NodeClients implements AutoCloseable, Subscriptions.Source {
             if (node instanceof NioNodeClient) {
                 ((NioNodeClient) node).start();
             } else {
-                ((JedisNodeClient) node).start();
+                ((TransportNodeClient) node).start();
             }
         }
     }
@@ -70,7 +70,7 @@ public final class NodeClients implements AutoCloseable, Subscriptions.Source {
 
     /**
      * Release notifications from every node given by URI, plain or TLS (one subscriber connection each, on the
-     * shared loop, opened when the first key is subscribed); user-built clients have none, their waiters poll.
+     * shared loop, opened when the first key is subscribed); the user's transports have none, their waiters poll.
      * Call once, before {@link #start()}.
      *
      * @param onRelease called with a released key and the payload its release published, on the I/O loop thread;
@@ -79,7 +79,7 @@ public final class NodeClients implements AutoCloseable, Subscriptions.Source {
     @Override
     public Subscriptions listen(java.util.function.BiConsumer<String, String> onRelease) {
         for (NodeSpec spec : config.nodeSpecs()) {
-            if (spec.client() == null) {
+            if (spec.transport() == null) {
                 subscribers.add(new ReleaseSubscriber(spec, config, loop, onRelease));
             }
         }

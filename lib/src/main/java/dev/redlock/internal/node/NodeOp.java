@@ -284,7 +284,7 @@ public final class NodeOp {
         return Resp.encode(arguments());
     }
 
-    /** The arguments of this op's command, for clients that build their own (Jedis). */
+    /** The arguments of this op's command, for transports that build their own command (the user's). */
     String[] arguments() {
         boolean watched = markerKey != null;
         switch (kind) {
@@ -470,7 +470,7 @@ public final class NodeOp {
             return new String((byte[]) o, StandardCharsets.UTF_8);
         }
         if (o instanceof String) {
-            return (String) o; // Jedis's String commands (the topology check's probe) decode bulk replies themselves
+            return (String) o; // a simple-string reply, or a user's transport that decodes bulk strings itself
         }
         if (o == null) {
             return "";

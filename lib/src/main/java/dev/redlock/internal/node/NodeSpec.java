@@ -1,5 +1,6 @@
 package dev.redlock.internal.node;
 
+import dev.redlock.NodeTransport;
 import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
@@ -7,7 +8,6 @@ import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.util.Locale;
 import java.util.Objects;
-import redis.clients.jedis.UnifiedJedis;
 
 /**
  * How to reach one node: parsed from a {@code redis://} / {@code rediss://} URI, or a client the user built and
@@ -25,7 +25,7 @@ public final class NodeSpec {
     private final String password;
     private final int database;
     private final boolean ssl;
-    private final UnifiedJedis client;
+    private final NodeTransport transport;
 
     private NodeSpec(
             String name,
@@ -35,7 +35,7 @@ public final class NodeSpec {
             String password,
             int database,
             boolean ssl,
-            UnifiedJedis client) {
+            NodeTransport transport) {
         this.name = name;
         this.host = host;
         this.port = port;
@@ -43,7 +43,7 @@ public final class NodeSpec {
         this.password = password;
         this.database = database;
         this.ssl = ssl;
-        this.client = client;
+        this.transport = transport;
     }
 
     /**
@@ -151,13 +151,13 @@ public final class NodeSpec {
         return new NodeSpec(name, host, port, user, password, db, scheme.equals("rediss"), null);
     }
 
-    /** Wraps a client the user built and manages; the library never closes it. */
-    public static NodeSpec ofClient(String field, String name, UnifiedJedis client) {
+    /** Wraps a transport the user built and manages; the library never closes the client behind it. */
+    public static NodeSpec ofTransport(String field, String name, NodeTransport transport) {
         if (name == null || name.isBlank()) {
             throw new IllegalArgumentException(field + ": a client node needs a non-empty name");
         }
-        Objects.requireNonNull(client, field + ": client");
-        return new NodeSpec(name, null, 0, null, null, 0, false, client);
+        Objects.requireNonNull(transport, field + ": transport");
+        return new NodeSpec(name, null, 0, null, null, 0, false, transport);
     }
 
     /** The longest host name DNS allows; checked first, so that no message echoes a huge input. */
@@ -307,33 +307,9 @@ public final class NodeSpec {
         return (int) db;
     }
 
-    /**
-     * The Jedis settings of a connection to this node: credentials, database and TLS from the URI (with the client's
-     * TLS setup), the given
-     * timeouts, no client-info handshake (one round trip fewer per connect) and RESP2 without auto-negotiation
-     * (which would log a warning on every connect to Redis below 6).
-     */
-    public redis.clients.jedis.DefaultJedisClientConfig jedisConfig(
-            java.time.Duration connectTimeout, java.time.Duration socketTimeout, TlsSetup tls) {
-        redis.clients.jedis.DefaultJedisClientConfig.Builder b = redis.clients.jedis.DefaultJedisClientConfig.builder();
-        if (ssl && tls != null) {
-            // The same trust, client key and host name check as the library's own connections.
-            b.sslSocketFactory(tls.context().getSocketFactory()).sslParameters(tls.parameters(host));
-        }
-        return b.connectionTimeoutMillis((int) Math.min(Integer.MAX_VALUE, connectTimeout.toMillis()))
-                .socketTimeoutMillis((int) Math.min(Integer.MAX_VALUE, socketTimeout.toMillis()))
-                .user(user)
-                .password(password)
-                .database(database)
-                .ssl(ssl)
-                .clientSetInfoConfig(redis.clients.jedis.ClientSetInfoConfig.DISABLED)
-                .autoNegotiateProtocol(false)
-                .build();
-    }
-
     /** The server part of the name, host lower-cased and without the database: two databases are one server. */
     public String server() {
-        return client != null ? name : host.toLowerCase(java.util.Locale.ROOT) + ":" + port;
+        return transport != null ? name : host.toLowerCase(java.util.Locale.ROOT) + ":" + port;
     }
 
     /** The node's name in outcomes and logs: {@code host:port}, {@code host:port/db}, or the client's name. */
@@ -371,9 +347,9 @@ public final class NodeSpec {
         return ssl;
     }
 
-    /** The user's own client, or null when the library connects by itself. */
-    public UnifiedJedis client() {
-        return client;
+    /** The user's own transport, or null when the library connects by itself. */
+    public NodeTransport transport() {
+        return transport;
     }
 
     /** The name only: never the user or password. */

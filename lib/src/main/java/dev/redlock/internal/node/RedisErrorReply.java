@@ -8,7 +8,8 @@ public final class RedisErrorReply extends RuntimeException {
 
     private static final long serialVersionUID = 1L;
 
-    RedisErrorReply(String message) {
+    /** An error reply with the node's text (for the library's own transports and the simulator's). */
+    public RedisErrorReply(String message) {
         super(message);
     }
 

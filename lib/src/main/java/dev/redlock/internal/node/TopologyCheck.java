@@ -15,12 +15,6 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import redis.clients.jedis.DefaultJedisClientConfig;
-import redis.clients.jedis.HostAndPort;
-import redis.clients.jedis.Jedis;
-import redis.clients.jedis.UnifiedJedis;
-import redis.clients.jedis.commands.JedisCommands;
-import redis.clients.jedis.exceptions.JedisDataException;
 
 /**
  * Inspects a configuration's nodes for setups under which Redlock's guarantees do not hold, and returns what it found
@@ -145,43 +139,44 @@ public final class TopologyCheck {
         }
     }
 
-    /**
-     * The commands the check sends, over a plain Jedis connection or the user's client: both speak the key commands
-     * ({@link JedisCommands}); the server commands are passed in, since the two declare them apart.
-     */
-    private record Probe(
-            JedisCommands keys,
-            java.util.function.UnaryOperator<String> info,
-            java.util.function.Function<String, Map<String, String>> configGet,
-            java.util.function.UnaryOperator<String> scriptLoad) {
+    /** The commands the check sends, over a short-lived connection of the library's own or the user's transport. */
+    private record Probe(Commands node) {
 
         String info(String section) {
-            return info.apply(section);
+            return Commands.text(node.call("INFO", section));
         }
 
         Map<String, String> configGet(String pattern) {
-            return configGet.apply(pattern);
+            return Commands.pairs(node.call("CONFIG", "GET", pattern));
         }
 
         String scriptLoad(String source) {
-            return scriptLoad.apply(source);
+            return Commands.text(node.call("SCRIPT", "LOAD", source));
         }
 
         Object evalsha(String sha, List<String> keyList, List<String> args) {
-            return keys.evalsha(sha, keyList, args);
+            return node.call(script("EVALSHA", sha, keyList, args));
         }
 
         Object eval(String source, List<String> keyList, List<String> args) {
-            return keys.eval(source, keyList, args);
+            return node.call(script("EVAL", source, keyList, args));
         }
 
         long del(String key) {
-            return keys.del(key);
+            Object n = node.call("DEL", key);
+            return n instanceof Long ? (Long) n : 0;
+        }
+
+        private static String[] script(String verb, String script, List<String> keyList, List<String> args) {
+            List<String> all = new ArrayList<>(List.of(verb, script, Integer.toString(keyList.size())));
+            all.addAll(keyList);
+            all.addAll(args);
+            return all.toArray(new String[0]);
         }
     }
 
     /**
-     * Inspects one node, whatever it sends back: a hostile reply can make the Jedis client throw an Error (a huge
+     * Inspects one node, whatever it sends back: a hostile reply can make a user's client throw an Error (a huge
      * length it tries to allocate, deep nesting), which must fail this node's check, not the caller.
      */
     private static NodeFacts inspectSafely(NodeSpec spec, RedlockConfig config, List<String> unchecked) {
@@ -197,43 +192,25 @@ public final class TopologyCheck {
 
     private static NodeFacts inspect(NodeSpec spec, RedlockConfig config, List<String> unchecked) {
         NodeFacts facts = new NodeFacts(spec.name());
-        UnifiedJedis client = spec.client();
-        if (client != null) {
-            probe(
-                    spec,
-                    config,
-                    new Probe(client, client::info, client::configGet, client::scriptLoad),
-                    facts,
-                    unchecked);
+        if (spec.transport() != null) {
+            probe(spec, config, new Probe(Commands.of(spec.transport(), spec.name())), facts, unchecked);
             return facts;
         }
-        Jedis jedis;
+        BlockingConnection connection;
         try {
-            jedis = new Jedis(new HostAndPort(spec.host(), spec.port()), clientConfig(spec, config));
+            // At least a second per reply: INFO is slower than a SET, and this is not a lock round.
+            long socketMs = Math.max(config.perNodeTimeout().toMillis(), MIN_SOCKET_TIMEOUT_MS);
+            connection = BlockingConnection.open(spec, config, java.time.Duration.ofMillis(socketMs));
         } catch (RuntimeException e) {
             unchecked.add(unreachable(spec.name(), e));
             return facts;
         }
         try {
-            probe(spec, config, new Probe(jedis, jedis::info, jedis::configGet, jedis::scriptLoad), facts, unchecked);
+            probe(spec, config, new Probe(connection), facts, unchecked);
         } finally {
-            try {
-                jedis.close();
-            } catch (RuntimeException e) {
-                // What the node reported is already recorded; a failed close changes nothing.
-                LOG.debug("node {}: closing the topology check's connection failed", spec.name(), e);
-            }
+            connection.close();
         }
         return facts;
-    }
-
-    /**
-     * A plain, short-lived connection: RESP2 without handshake, like the nodes' own connections, and a socket timeout
-     * of at least a second, since INFO is slower than a SET and this is not a lock round.
-     */
-    private static DefaultJedisClientConfig clientConfig(NodeSpec spec, RedlockConfig config) {
-        long socketMs = Math.max(config.perNodeTimeout().toMillis(), MIN_SOCKET_TIMEOUT_MS);
-        return spec.jedisConfig(config.connectTimeout(), java.time.Duration.ofMillis(socketMs), config.tls());
     }
 
     /**
@@ -252,7 +229,7 @@ public final class TopologyCheck {
                     unchecked.add("node " + name + ": " + CANNOT_CHECK + " whether it duplicates another node: "
                             + "INFO server reports no run_id");
                 }
-            } catch (JedisDataException e) {
+            } catch (RedisErrorReply e) {
                 if (config.restartQuarantine() && !identityOptional) {
                     facts.failures.add("node " + name + ": its identity cannot be read (INFO refused: "
                             + e.getMessage() + "), so with restartQuarantine on its votes never count; grant INFO "
@@ -264,7 +241,7 @@ public final class TopologyCheck {
             if (config.restartQuarantine() && config.trustPersistentNodes()) {
                 try {
                     probe.configGet("appendfsync");
-                } catch (JedisDataException e) {
+                } catch (RedisErrorReply e) {
                     unchecked.add("node " + name + ": trustPersistentNodes is on but its persistence cannot be read "
                             + "(CONFIG GET refused: " + e.getMessage() + "); it is treated as not persistent, so its "
                             + "restarts are quarantined");
@@ -273,13 +250,13 @@ public final class TopologyCheck {
             boolean replica = false;
             try {
                 replica = replication(name, parseInfo(probe.info("replication")), facts);
-            } catch (JedisDataException e) {
+            } catch (RedisErrorReply e) {
                 unchecked.add(
                         cannotCheck(name, "whether it is a replica or has replicas (INFO replication refused)", e));
             }
             try {
                 eviction(name, probe.configGet("maxmemory*"), facts, unchecked);
-            } catch (JedisDataException e) {
+            } catch (RedisErrorReply e) {
                 unchecked.add(cannotCheck(
                         name,
                         "maxmemory-policy (CONFIG GET refused, as managed Redis often does; "
@@ -306,7 +283,7 @@ public final class TopologyCheck {
         for (LuaScript script : LuaScript.ALL) {
             try {
                 probe.scriptLoad(script.source());
-            } catch (JedisDataException e) {
+            } catch (RedisErrorReply e) {
                 refusedLoad = e.getMessage();
             }
         }
@@ -359,20 +336,20 @@ public final class TopologyCheck {
             try {
                 op.statusOf(probe.evalsha(script.sha1(), keyList, argList));
                 return null;
-            } catch (JedisDataException e) {
+            } catch (RedisErrorReply e) {
                 if (!String.valueOf(e.getMessage()).startsWith("NOSCRIPT")) {
                     String bySha = describeRefusal(e, "EVALSHA", script);
                     try {
                         op.statusOf(probe.eval(script.source(), keyList, argList));
                         return bySha + " (EVAL works, but every call would then carry the script)";
-                    } catch (JedisDataException e2) {
+                    } catch (RedisErrorReply e2) {
                         return bySha + "; " + describeRefusal(e2, "EVAL", script);
                     }
                 }
                 op.statusOf(probe.eval(script.source(), keyList, argList));
                 return null;
             }
-        } catch (JedisDataException e) {
+        } catch (RedisErrorReply e) {
             return describeRefusal(e, "EVAL", script);
         } catch (IllegalStateException e) {
             return script.name() + " answered " + e.getMessage();
@@ -405,7 +382,7 @@ public final class TopologyCheck {
      * "DEL refused (...)": the command the error names, or, for an error inside a script that names none (Redis 7.0
      * says only "can't run this command"), the command called on the script line it points at; else the fallback.
      */
-    private static String describeRefusal(JedisDataException e, String fallback, LuaScript script) {
+    private static String describeRefusal(RedisErrorReply e, String fallback, LuaScript script) {
         String msg = String.valueOf(e.getMessage());
         java.util.regex.Matcher m = COMMAND_NAME.matcher(msg);
         String command = null;

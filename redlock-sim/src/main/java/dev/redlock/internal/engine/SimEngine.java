@@ -1,26 +1,22 @@
 package dev.redlock.internal.engine;
 
 import dev.redlock.RedlockConfig;
+import dev.redlock.internal.node.Commands;
 import dev.redlock.internal.node.FencingRepair;
 import dev.redlock.internal.node.NodeClient;
 import dev.redlock.internal.node.Quarantine;
+import dev.redlock.internal.node.RedisErrorReply;
 import dev.redlock.internal.node.SimNodeClient;
 import dev.redlock.internal.script.LockRef;
 import dev.redlock.internal.script.LuaScript;
 import dev.redlock.sim.SimProcess;
 import dev.redlock.sim.SimRedis;
-import java.lang.reflect.Proxy;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.function.BooleanSupplier;
 import java.util.random.RandomGenerator;
-import redis.clients.jedis.Jedis;
-import redis.clients.jedis.commands.JedisCommands;
-import redis.clients.jedis.exceptions.JedisConnectionException;
-import redis.clients.jedis.params.ScanParams;
-import redis.clients.jedis.resps.ScanResult;
 
 /**
  * Builds the real {@link QuorumEngine} for a simulated client: seeded randomness (tokens, jitter, incarnation ids),
@@ -66,8 +62,8 @@ public final class SimEngine {
             }
 
             @Override
-            public List<JedisCommands> connect(List<Jedis> opened) {
-                List<JedisCommands> out = new ArrayList<>();
+            public List<Commands> connect(List<AutoCloseable> opened) {
+                List<Commands> out = new ArrayList<>();
                 for (int i = 0; i < servers.size(); i++) {
                     out.add(reachable.get(i).getAsBoolean() ? commands(servers.get(i), reachable.get(i)) : null);
                 }
@@ -93,44 +89,38 @@ public final class SimEngine {
     }
 
     /** The few commands a repair pass uses, answered by a simulated server while it is reachable. */
-    private static JedisCommands commands(SimRedis server, BooleanSupplier reachable) {
-        return (JedisCommands) Proxy.newProxyInstance(
-                SimEngine.class.getClassLoader(), new Class<?>[] {JedisCommands.class}, (proxy, method, args) -> {
-                    if (!reachable.getAsBoolean()) {
-                        throw new JedisConnectionException(server.name() + " is not reachable");
+    private static Commands commands(SimRedis server, BooleanSupplier reachable) {
+        return args -> {
+            if (!reachable.getAsBoolean()) {
+                throw new java.io.UncheckedIOException(new java.io.IOException(server.name() + " is not reachable"));
+            }
+            try {
+                switch (args[0]) {
+                    case "HMGET":
+                    case "HGET":
+                        return server.command(List.of(args));
+                    case "SCAN": {
+                        // SCAN cursor MATCH pattern COUNT n TYPE type: one page holds every match.
+                        return List.of("0", server.scan(args[3], args[7]));
                     }
-                    try {
-                        switch (method.getName()) {
-                            case "hmget": {
-                                List<String> cmd = new ArrayList<>(List.of("HMGET", (String) args[0]));
-                                cmd.addAll(List.of((String[]) args[1]));
-                                return server.command(cmd);
-                            }
-                            case "hget":
-                                return server.command(List.of("HGET", (String) args[0], (String) args[1]));
-                            case "scan":
-                                return new ScanResult<>(
-                                        ScanParams.SCAN_POINTER_START,
-                                        server.scan(((ScanParams) args[1]).match(), (String) args[2]));
-                            case "evalsha":
-                            case "eval": {
-                                LuaScript script = SimNodeClient.script((String) args[0]);
-                                @SuppressWarnings("unchecked")
-                                List<String> keys = (List<String>) args[1];
-                                @SuppressWarnings("unchecked")
-                                List<String> argv = (List<String>) args[2];
-                                Object reply = server.eval(script.name(), script.source(), keys, argv);
-                                server.world()
-                                        .trace(server.name() + " runs a repair pass's " + script.name() + " " + keys
-                                                + " " + argv + " = " + reply);
-                                return reply;
-                            }
-                            default:
-                                throw new UnsupportedOperationException(method.getName() + " in a simulated repair");
-                        }
-                    } catch (SimRedis.ErrorReply e) {
-                        throw new redis.clients.jedis.exceptions.JedisDataException(e.getMessage());
+                    case "EVALSHA":
+                    case "EVAL": {
+                        LuaScript script = SimNodeClient.script(args[1]);
+                        int n = Integer.parseInt(args[2]);
+                        List<String> keys = List.of(args).subList(3, 3 + n);
+                        List<String> argv = List.of(args).subList(3 + n, args.length);
+                        Object reply = server.eval(script.name(), script.source(), keys, argv);
+                        server.world()
+                                .trace(server.name() + " runs a repair pass's " + script.name() + " " + keys + " "
+                                        + argv + " = " + reply);
+                        return reply;
                     }
-                });
+                    default:
+                        throw new UnsupportedOperationException(args[0] + " in a simulated repair");
+                }
+            } catch (SimRedis.ErrorReply e) {
+                throw new RedisErrorReply(e.getMessage());
+            }
+        };
     }
 }

@@ -13,14 +13,24 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
 
-/** The node contract for the Jedis-based client (TLS nodes, user-built clients), plus its own queueing rule. */
-class JedisNodeClientTest extends NodeClientContractTest {
+/** The node contract for a node reached through a user's transport, plus its own queueing rule. */
+class TransportNodeClientTest extends NodeClientContractTest {
+
+    private TestTransport transport;
 
     @Override
     NodeClient newNode(NodeSpec spec, RedlockConfig config) {
-        JedisNodeClient n = new JedisNodeClient(spec, config, "redlock-test-node", new Quarantine(config));
+        // The per-node timeout as the transport's socket timeout, as the library's documentation asks.
+        transport = new TestTransport(spec.host(), spec.port(), 200);
+        NodeSpec mine = NodeSpec.ofTransport("nodes[0]", spec.name(), transport);
+        TransportNodeClient n = new TransportNodeClient(mine, config, "redlock-test-node", new Quarantine(config));
         n.start();
         return n;
+    }
+
+    @Override
+    void afterClose() {
+        transport.close();
     }
 
     @Test
@@ -31,7 +41,7 @@ class JedisNodeClientTest extends NodeClientContractTest {
         Round first = new Round(NodeOp.Kind.ACQUIRE, List.of(node.name()), 1, t1, ticker);
         node.submit(first.op(0, "k1", "t1", 10_000, t1 + TIMEOUT_NANOS));
         first.endSubmit();
-        await().atMost(Duration.ofSeconds(5)).until(() -> ((JedisNodeClient) node).queued() == 0);
+        await().atMost(Duration.ofSeconds(5)).until(() -> ((TransportNodeClient) node).queued() == 0);
         // k2 queues behind it with a 20 ms deadline, which passes long before the I/O thread is free again.
         long t2 = ticker.nanoTime();
         long shortDeadline = t2 + Duration.ofMillis(20).toNanos();

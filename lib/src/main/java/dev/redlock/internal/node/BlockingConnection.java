@@ -1,0 +1,149 @@
+package dev.redlock.internal.node;
+
+import dev.redlock.RedlockConfig;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import javax.net.ssl.SSLSocket;
+
+/**
+ * A short-lived, blocking connection of the library's own to a node given by URI, plain or TLS, for the topology
+ * check and the fencing counter repair: one command at a time, replies parsed with {@link Resp} within limits, so a
+ * hostile node fails its own check and nothing else. Not thread-safe; close it when done.
+ */
+public final class BlockingConnection implements Commands, AutoCloseable {
+
+    /** Limits for these commands' replies: INFO texts, SCAN pages, CONFIG GET lists. */
+    private static final Resp.Limits LIMITS = new Resp.Limits(100_000, 16 * 1024 * 1024, 3, 64 * 1024);
+    /** The most one reply may take here, whatever the limits above would allow in theory. */
+    private static final int MAX_REPLY_BYTES = 32 * 1024 * 1024;
+
+    private final NodeSpec spec;
+    private final Socket socket;
+    private final InputStream in;
+    private final OutputStream out;
+    private ByteBuffer buffer = ByteBuffer.allocate(16 * 1024).flip();
+
+    private BlockingConnection(NodeSpec spec, Socket socket) throws IOException {
+        this.spec = spec;
+        this.socket = socket;
+        this.in = socket.getInputStream();
+        this.out = socket.getOutputStream();
+    }
+
+    /**
+     * Connects (within the connect timeout, the TLS handshake included), authenticates and selects the database.
+     *
+     * @param readTimeout how long one reply may take
+     * @throws UncheckedIOException if the node cannot be reached; its message names the node and, for TLS, says why
+     * @throws RedisErrorReply if AUTH or SELECT is refused
+     */
+    public static BlockingConnection open(NodeSpec spec, RedlockConfig config, Duration readTimeout) {
+        Socket socket = new Socket();
+        try {
+            socket.setTcpNoDelay(true);
+            int connectMs = (int) Math.min(
+                    Integer.MAX_VALUE, Math.max(1, config.connectTimeout().toMillis()));
+            socket.connect(new InetSocketAddress(spec.host(), spec.port()), connectMs);
+            Socket s = socket;
+            if (spec.ssl()) {
+                TlsSetup tls = config.tls();
+                SSLSocket ssl = (SSLSocket)
+                        tls.context().getSocketFactory().createSocket(socket, spec.host(), spec.port(), true);
+                ssl.setSSLParameters(tls.parameters(spec.host()));
+                ssl.setSoTimeout(connectMs);
+                try {
+                    ssl.startHandshake();
+                } catch (IOException e) {
+                    String why = TlsSetup.explain(spec.name(), e);
+                    throw why == null ? e : new QuietException.TlsFailure(why, e);
+                }
+                s = ssl;
+            }
+            s.setSoTimeout((int) Math.min(Integer.MAX_VALUE, Math.max(1, readTimeout.toMillis())));
+            BlockingConnection c = new BlockingConnection(spec, s);
+            try {
+                if (spec.password() != null) {
+                    c.call(
+                            spec.user() == null
+                                    ? new String[] {"AUTH", spec.password()}
+                                    : new String[] {"AUTH", spec.user(), spec.password()});
+                }
+                if (spec.database() != 0) {
+                    c.call("SELECT", Integer.toString(spec.database()));
+                }
+            } catch (RuntimeException e) {
+                c.close();
+                throw e;
+            }
+            return c;
+        } catch (IOException e) {
+            closeQuietly(socket);
+            throw new UncheckedIOException(spec.name() + ": " + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public Object call(String... args) {
+        try {
+            out.write(Resp.encode(args));
+            out.flush();
+            while (true) {
+                Object reply = Resp.parse(buffer, LIMITS);
+                if (reply != Resp.INCOMPLETE) {
+                    if (reply instanceof Resp.ErrorReply) {
+                        throw new RedisErrorReply(((Resp.ErrorReply) reply).message);
+                    }
+                    return reply;
+                }
+                fill();
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(spec.name() + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** Reads more bytes behind the unparsed rest, growing the buffer up to what one reply may take. */
+    private void fill() throws IOException {
+        buffer.compact();
+        if (!buffer.hasRemaining()) {
+            if (buffer.capacity() >= MAX_REPLY_BYTES) {
+                throw new Resp.ProtocolException("a reply longer than " + MAX_REPLY_BYTES + " bytes");
+            }
+            ByteBuffer bigger = ByteBuffer.allocate(Math.min(2 * buffer.capacity(), MAX_REPLY_BYTES));
+            buffer.flip();
+            bigger.put(buffer);
+            buffer = bigger;
+        }
+        int n = in.read(buffer.array(), buffer.arrayOffset() + buffer.position(), buffer.remaining());
+        if (n < 0) {
+            buffer.flip();
+            throw new IOException("connection closed by the server");
+        }
+        buffer.position(buffer.position() + n);
+        buffer.flip();
+    }
+
+    @Override
+    public void close() {
+        closeQuietly(socket);
+    }
+
+    private static void closeQuietly(Socket s) {
+        try {
+            s.close();
+        } catch (IOException e) {
+            // Nothing to do: the connection is gone either way.
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "BlockingConnection{" + spec.name() + "}";
+    }
+}
