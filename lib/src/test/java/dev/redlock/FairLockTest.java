@@ -101,15 +101,17 @@ class FairLockTest extends RedisBackedTest {
         for (int k = 0; k < n; k++) {
             int id = k;
             QuorumLock lock = clients.get(k % clients.size()).fairLock(name);
-            waiters.add(CompletableFuture.runAsync(() -> {
-                try {
-                    assertTrue(lock.tryLock(60, TimeUnit.SECONDS));
-                    granted.add(id);
-                    lock.unlock();
-                } catch (InterruptedException e) {
-                    throw new IllegalStateException(e);
-                }
-            }));
+            waiters.add(CompletableFuture.runAsync(
+                    () -> {
+                        try {
+                            assertTrue(lock.tryLock(60, TimeUnit.SECONDS));
+                            granted.add(id);
+                            lock.unlock();
+                        } catch (InterruptedException e) {
+                            throw new IllegalStateException(e);
+                        }
+                    },
+                    threads()));
             // The holder's place and each waiter's so far: the next one begins only after this one queued.
             long expected = k + 2;
             await().atMost(Duration.ofSeconds(5)).until(() -> everyQueueHas(key, expected));

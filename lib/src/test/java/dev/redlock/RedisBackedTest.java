@@ -5,6 +5,8 @@ import dev.redlock.testkit.RedisServer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.AfterEach;
@@ -96,11 +98,29 @@ abstract class RedisBackedTest {
         return n;
     }
 
+    /**
+     * A thread for each task, for tests that run several blocking calls at once: shut down after the test. Not
+     * CompletableFuture's default executor, which on JDK 25 is the common pool even where that pool has a single
+     * thread (two cores), so that blocking tasks there run one after another; JDK 17 gave each task a new thread.
+     */
+    ExecutorService threads() {
+        if (threads == null) {
+            threads = Executors.newCachedThreadPool();
+        }
+        return threads;
+    }
+
+    private ExecutorService threads;
+
     @AfterEach
     void closeClients() {
         for (RedlockClient c : clients) {
             c.close();
         }
         clients.clear();
+        if (threads != null) {
+            threads.shutdownNow();
+            threads = null;
+        }
     }
 }

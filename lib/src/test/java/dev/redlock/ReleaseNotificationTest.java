@@ -76,17 +76,19 @@ class ReleaseNotificationTest extends RedisBackedTest {
                     rounds.add(id);
                 }
             }));
-            waiters.add(CompletableFuture.runAsync(() -> {
-                try {
-                    Lease l = c.redLock(name)
-                            .tryAcquire(Duration.ofSeconds(20), Duration.ofSeconds(10))
-                            .orElseThrow();
-                    granted.add(id);
-                    l.release();
-                } catch (InterruptedException e) {
-                    throw new IllegalStateException(e);
-                }
-            }));
+            waiters.add(CompletableFuture.runAsync(
+                    () -> {
+                        try {
+                            Lease l = c.redLock(name)
+                                    .tryAcquire(Duration.ofSeconds(20), Duration.ofSeconds(10))
+                                    .orElseThrow();
+                            granted.add(id);
+                            l.release();
+                        } catch (InterruptedException e) {
+                            throw new IllegalStateException(e);
+                        }
+                    },
+                    threads()));
             // Each waiter was refused once and its client queued, before the next one begins.
             await().atMost(Duration.ofSeconds(5)).until(() -> {
                 for (int i = 0; i < 5; i++) {
