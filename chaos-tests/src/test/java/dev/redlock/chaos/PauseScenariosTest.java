@@ -73,20 +73,32 @@ class PauseScenariosTest extends ChaosTestBase {
         Duration duration = scaled(Duration.ofSeconds(5));
         try (ChaosCluster cluster = ChaosCluster.start(5, new ChaosCluster.Options())) {
             Nemesis nemesis = new Nemesis();
+            long mid = duration.toMillis() / 2;
+            java.util.Set<Integer> stalledAtMid = new java.util.HashSet<>();
             for (long at = 500; at < duration.toMillis() - 500; at += 400 + random.nextInt(400)) {
                 int node = random.nextInt(5);
                 long stall = 150 + random.nextInt(200); // longer than the per-node timeout
+                if (at <= mid + 50 && mid - 50 <= at + stall) {
+                    stalledAtMid.add(node);
+                }
                 nemesis.at(
                         Duration.ofMillis(at),
                         "SIGSTOP node " + node + " for " + stall + " ms",
                         () -> cluster.pause(node));
                 nemesis.at(Duration.ofMillis(at + stall), "SIGCONT node " + node, () -> cluster.resume(node));
             }
+            // Not a node that is SIGSTOPped then: the nemesis runs its steps one after another, so a CLIENT PAUSE sent
+            // to
+            // a stopped node would wait for the SIGCONT scheduled behind it (and time out).
             int writePaused = random.nextInt(5);
+            while (stalledAtMid.contains(writePaused)) {
+                writePaused = (writePaused + 1) % 5;
+            }
+            int writePausedNode = writePaused;
             nemesis.at(
-                    Duration.ofMillis(duration.toMillis() / 2),
-                    "CLIENT PAUSE 300 WRITE on node " + writePaused,
-                    () -> cluster.clientPauseWrites(writePaused, Duration.ofMillis(300)));
+                    Duration.ofMillis(mid),
+                    "CLIENT PAUSE 300 WRITE on node " + writePausedNode,
+                    () -> cluster.clientPauseWrites(writePausedNode, Duration.ofMillis(300)));
             LockWorkload.Settings settings =
                     new LockWorkload.Settings().duration(duration).clients(4).threads(3);
             Run run = run("stall-mid-request", cluster, settings, nemesis, seed, List.of());
