@@ -87,10 +87,13 @@ local function dropExpired(queue, expiry, now)
   redis.call('ZREMRANGEBYSCORE', expiry, '-inf', now)
 end
 
--- Takes the waiter's place at its order (NX: the first order stays) and makes it last window ms from now; the two
--- sets live as long as their latest place.
-local function takePlace(queue, expiry, order, waiter, window, now)
-  redis.call('ZADD', queue, 'NX', order, waiter)
+-- Takes the waiter's place at its order and makes it last window ms from now; the two sets live as long as their
+-- latest place. A fair lock's waiter keeps its first order (NX; it never sends another). A client's place in a plain
+-- lock's queue moves to an older order it names (LT): the client's acquisitions reach the nodes in different orders,
+-- and a place taken first by a newer one must not stay behind there, or the nodes would disagree about the head for
+-- as long as the client waits (a MultiLock, which needs every node, would then be granted to nobody).
+local function takePlace(queue, expiry, order, waiter, window, now, how)
+  redis.call('ZADD', queue, how, order, waiter)
   redis.call('ZADD', expiry, string.format('%.0f', now + window), waiter)
   local keep = string.format('%.0f', latest(expiry) - now)
   redis.call('PEXPIRE', queue, keep)
@@ -187,7 +190,7 @@ elseif kind == 'f' then
   local window = tonumber(spec[5])
   dropExpired(queue, expiry, now)
   if not released then
-    takePlace(queue, expiry, spec[3], spec[4], window, now)
+    takePlace(queue, expiry, spec[3], spec[4], window, now, 'NX')
   end
   local head = redis.call('ZRANGE', queue, 0, 0)[1]
   if free and head == spec[4] and redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
@@ -218,7 +221,7 @@ elseif kind == 'q' then
     holder = redis.call('PTTL', KEYS[1])
     if me ~= '-' and not released then
       now = now or nowMs()
-      takePlace(queue, expiry, spec[3], me, window, now)
+      takePlace(queue, expiry, spec[3], me, window, now, 'LT')
       head = redis.call('ZRANGE', queue, 0, 0)[1]
     end
     if holder == -2 and free then

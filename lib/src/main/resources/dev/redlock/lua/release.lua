@@ -20,8 +20,9 @@
 --                         <next> of '~<order>' moves it there only while another place is queued (the client has no
 --                         waiter left, but may come back for the lock: it keeps its turn at the back), else it
 --                         leaves; a <next> of '+<order>' (a failed round's release: the client waits on) takes the
---                         place at that order if it has none here; a <next> of '=<order>' takes it out only if it is
---                         still at that order (where a release left it); an <id> of '-' keeps the place as it is
+--                         place at that order if it has none here or a later one; a <next> of '=<order>' takes it out
+--                         only if it is still at that order (where a release left it); an <id> of '-' keeps the place
+--                         as it is
 --
 -- A release that deleted the key publishes on a channel named after the key, with the token's first 8 characters
 -- (what logs show; too little to release anything), so that waiters subscribed to it try again at once instead of
@@ -131,7 +132,7 @@ elseif queued and spec[3] ~= '-' and (queue or (kind == 'q' and not string.find(
     local t = redis.call('TIME')
     local now = t[1] * 1000 + math.floor(t[2] / 1000)
     if keep then
-      redis.call('ZADD', KEYS[2], 'NX', next, spec[3])
+      redis.call('ZADD', KEYS[2], 'LT', next, spec[3]) -- an older order than the one it has here moves it (acquire.lua)
     else
       redis.call('ZADD', KEYS[2], next, spec[3])
     end
