@@ -129,7 +129,8 @@ public final class DefaultLease implements Lease {
         return token;
     }
 
-    LockRef ref() {
+    /** The lock this lease holds, as its acquisition began it (a fair lock's or a writer's waiter id and place). */
+    public LockRef ref() {
         return ref;
     }
 

@@ -104,7 +104,7 @@ public final class QuorumEngine implements AutoCloseable {
      * The engine with its random source and fencing repair given: a deterministic simulation passes a seeded source
      * (tokens, retry jitter) and a repair that reaches its simulated nodes, so that one seed replays exactly.
      */
-    QuorumEngine(
+    public QuorumEngine(
             RedlockConfig config,
             List<? extends NodeClient> nodes,
             ScheduledExecutorService scheduler,

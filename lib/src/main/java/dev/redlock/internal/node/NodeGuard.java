@@ -14,7 +14,7 @@ import org.slf4j.LoggerFactory;
  * health as logged, and how an op's answer is settled (recorded in the breaker, a quarantined vote marked as such,
  * failures logged at DEBUG, the op completed). Thread-safe.
  */
-final class NodeGuard {
+public final class NodeGuard {
 
     private static final Logger LOG = LoggerFactory.getLogger(NodeGuard.class);
 
@@ -28,7 +28,7 @@ final class NodeGuard {
     /** Where marker maintenance goes: the node's own submit. */
     private volatile java.util.function.Consumer<NodeOp> maintenance = op -> {};
 
-    NodeGuard(String name, RedlockConfig config, Quarantine quarantine) {
+    public NodeGuard(String name, RedlockConfig config, Quarantine quarantine) {
         this.name = name;
         this.ticker = config.ticker();
         this.quarantine = quarantine;
@@ -80,7 +80,7 @@ final class NodeGuard {
     }
 
     /** Sets where marker maintenance ops are submitted (the node client itself). */
-    void maintenance(java.util.function.Consumer<NodeOp> submit) {
+    public void maintenance(java.util.function.Consumer<NodeOp> submit) {
         this.maintenance = submit;
     }
 
@@ -88,7 +88,7 @@ final class NodeGuard {
      * Fills in what only the node knows, right before an op is encoded for a connection: the incarnation marker the
      * client expects there, and the run_id of the server on that connection.
      */
-    void prepare(NodeOp op, Quarantine.Connection conn) {
+    public void prepare(NodeOp op, Quarantine.Connection conn) {
         String markerKey = quarantine.markerKey();
         if (markerKey == null || op.kind == NodeOp.Kind.MARKER) {
             return;
@@ -102,7 +102,7 @@ final class NodeGuard {
         op.encodedRunId = run == null ? "" : run;
     }
 
-    Quarantine.Identity identity() {
+    public Quarantine.Identity identity() {
         return identity;
     }
 
@@ -110,7 +110,7 @@ final class NodeGuard {
         return breaker.getState();
     }
 
-    Throwable lastFailure() {
+    public Throwable lastFailure() {
         return lastFailure;
     }
 
@@ -118,7 +118,7 @@ final class NodeGuard {
      * Lets an op through the breaker, or answers it {@link NodeStatus#CIRCUIT_OPEN} at once. Releases (and forced
      * unlocks) always pass and take no permission: an earlier acquire may have been applied.
      */
-    boolean admit(NodeOp op) {
+    public boolean admit(NodeOp op) {
         if (op.kind == NodeOp.Kind.RELEASE || op.kind == NodeOp.Kind.MARKER || op.kind == NodeOp.Kind.FORCE_RELEASE) {
             return true;
         }
@@ -144,7 +144,7 @@ final class NodeGuard {
     }
 
     /** Settles an op that got no answer from a server (not sent, timed out, failed) exactly once and completes it. */
-    void settle(NodeOp op, NodeStatus status, Throwable error) {
+    public void settle(NodeOp op, NodeStatus status, Throwable error) {
         settle(op, status, error, null);
     }
 
@@ -154,7 +154,7 @@ final class NodeGuard {
      *
      * @param conn what the connection the answer came on said about its server; null if the op got no answer
      */
-    void settle(NodeOp op, NodeStatus status, Throwable error, Quarantine.Connection conn) {
+    public void settle(NodeOp op, NodeStatus status, Throwable error, Quarantine.Connection conn) {
         if (op.permitted) {
             op.permitted = false;
             long took = op.sentAtNanos == 0 ? 0 : ticker.nanoTime() - op.sentAtNanos;
@@ -194,7 +194,7 @@ final class NodeGuard {
     }
 
     /** The node answered: log its recovery once. */
-    void answered() {
+    public void answered() {
         if (!healthy) {
             healthy = true;
             LOG.info("node {} is answering again", name);
@@ -202,7 +202,7 @@ final class NodeGuard {
     }
 
     /** The node failed: log the first failure at WARN, the rest at DEBUG, and keep it as the last cause. */
-    void failed(Throwable e) {
+    public void failed(Throwable e) {
         lastFailure = e;
         if (healthy) {
             healthy = false;

@@ -249,6 +249,33 @@ public final class NodeOp {
         return kind == Kind.ACQUIRE || kind == Kind.ACQUIRE_FENCED;
     }
 
+    /** The candidate counter value a fencing round proposes ({@link Kind#FENCE}), or the extension's sequence. */
+    public long candidate() {
+        return candidate;
+    }
+
+    /**
+     * A node client writes this op on connection {@code connection} at ticker time {@code nowNanos}: a release first
+     * decides whether it must leave a tombstone there (see {@link #needsTombstone}), which its arguments then name.
+     */
+    public void sending(long connection, long nowNanos) {
+        if (kind == Kind.RELEASE) {
+            tombstone = needsTombstone(connection);
+        }
+        sentAtNanos = nowNanos;
+        sentOn = connection;
+    }
+
+    /** Whether this release leaves a tombstone (decided when it was written, see {@link #sending}). */
+    public boolean tombstoned() {
+        return tombstone;
+    }
+
+    /** The node answered this op (or its connection failed after it was written): a later release needs no tombstone. */
+    public void answered() {
+        answered = true;
+    }
+
     /** For fakes of the node interface: the counter read a node answered, as if its script had (intact if valid). */
     public void read(long counter, boolean valid) {
         this.value = counter;
@@ -269,7 +296,7 @@ public final class NodeOp {
      * undoes went out on another connection and never got an answer, so it may still run after this release (a
      * stalled node processes both sockets in any order). Behind the acquire on the same connection, order is kept.
      */
-    boolean needsTombstone(long connection) {
+    public boolean needsTombstone(long connection) {
         NodeOp a = after;
         return a != null && a.sentOn != 0 && a.sentOn != connection && !a.answered;
     }
@@ -285,7 +312,7 @@ public final class NodeOp {
     }
 
     /** The arguments of this op's command, for transports that build their own command (the user's). */
-    String[] arguments() {
+    public String[] arguments() {
         boolean watched = markerKey != null;
         switch (kind) {
             case ACQUIRE:
@@ -388,7 +415,7 @@ public final class NodeOp {
      *
      * @throws IllegalStateException on a reply of the wrong shape: the connection is out of step with its commands
      */
-    NodeStatus statusOf(Object reply) {
+    public NodeStatus statusOf(Object reply) {
         if (isAcquire()) {
             if (reply instanceof Long) {
                 // Plain, and the marker is as the client named it: nothing else to learn.

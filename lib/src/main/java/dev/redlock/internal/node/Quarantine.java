@@ -79,7 +79,7 @@ public final class Quarantine {
         return enabled;
     }
 
-    boolean trustPersistent() {
+    public boolean trustPersistent() {
         return trustPersistent;
     }
 
@@ -98,7 +98,7 @@ public final class Quarantine {
     }
 
     /** What the client knows of one node, across connections. Written by the node's I/O thread. */
-    static final class Identity {
+    public static final class Identity {
         final String node;
         final boolean optional;
         /** The last run_id seen on any connection; null until one was read. */
@@ -127,11 +127,14 @@ public final class Quarantine {
     }
 
     /** What {@code INFO} (and {@code CONFIG GET appendfsync}) said on one connection: one server process. */
-    static final class Connection {
+    public static final class Connection {
         /** The run_id of the server on this connection; null until read, or if it cannot be. */
         volatile String runId;
         /** Whether it persists every write before answering ({@code appendonly yes}, {@code appendfsync always}). */
         volatile boolean persistsEveryWrite;
+
+        /** A connection whose server is not known yet (its {@code INFO} not read). */
+        public Connection() {}
     }
 
     Identity identity(String node) {
@@ -139,7 +142,7 @@ public final class Quarantine {
     }
 
     /** Updates a node's identity from an {@code INFO} reply read on {@code conn}. */
-    void learn(Identity id, Connection conn, String info, Boolean fsyncAlways) {
+    public void learn(Identity id, Connection conn, String info, Boolean fsyncAlways) {
         String runId = field(info, "run_id");
         String uptime = field(info, "uptime_in_seconds");
         String aof = field(info, "aof_enabled");

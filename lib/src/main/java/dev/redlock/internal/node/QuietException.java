@@ -75,7 +75,7 @@ public final class QuietException {
     public static final class NotConnected extends IllegalStateException {
         private static final long serialVersionUID = 1L;
 
-        NotConnected(String message, Throwable lastFailure) {
+        public NotConnected(String message, Throwable lastFailure) {
             super(message + last(lastFailure), lastFailure);
         }
 

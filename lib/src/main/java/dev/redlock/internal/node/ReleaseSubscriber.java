@@ -31,7 +31,7 @@ import org.slf4j.LoggerFactory;
  * holder's token prefix, make the client drop the real notification (the waiter then polls). A node whose ACL
  * refuses SUBSCRIBE is asked again only every {@link #REFUSED_RETRY_MILLIS} ms.
  */
-final class ReleaseSubscriber implements NioLoop.Handler {
+public final class ReleaseSubscriber implements NioLoop.Handler {
 
     private static final Logger LOG = LoggerFactory.getLogger(ReleaseSubscriber.class);
     /** How long a node that refused SUBSCRIBE (an ACL without channel permissions) is left alone. */
@@ -344,7 +344,7 @@ final class ReleaseSubscriber implements NioLoop.Handler {
      *     answer: ["pong", ""] while subscribed, +PONG once every channel was unsubscribed)
      * @throws Resp.ProtocolException if the reply is none of these
      */
-    static String push(Object reply, BiConsumer<String, String> onRelease) throws Resp.ProtocolException {
+    public static String push(Object reply, BiConsumer<String, String> onRelease) throws Resp.ProtocolException {
         if ("PONG".equals(reply)
                 || (reply instanceof List
                         && ((List<?>) reply).size() == 2

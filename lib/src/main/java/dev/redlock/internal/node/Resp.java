@@ -17,7 +17,7 @@ import java.util.List;
  * it. Hand-written rather than borrowed: it is the hot path of every reply, and a general-purpose parser would not know
  * these limits.
  */
-final class Resp {
+public final class Resp {
 
     /** Returned by {@link #parse} when the buffer does not yet hold a whole reply. */
     static final Object INCOMPLETE = new Object();
@@ -41,7 +41,7 @@ final class Resp {
     }
 
     /** Bytes from a node that are not a reply the library can expect: the connection is dropped. */
-    static final class ProtocolException extends IOException {
+    public static final class ProtocolException extends IOException {
         private static final long serialVersionUID = 1L;
 
         ProtocolException(String message) {

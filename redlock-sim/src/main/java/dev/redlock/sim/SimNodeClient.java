@@ -1,18 +1,21 @@
-package dev.redlock.internal.node;
+package dev.redlock.sim;
 
 import dev.redlock.NodeStatus;
 import dev.redlock.RedlockConfig;
+import dev.redlock.internal.node.NodeClient;
+import dev.redlock.internal.node.NodeGuard;
+import dev.redlock.internal.node.NodeOp;
+import dev.redlock.internal.node.Quarantine;
+import dev.redlock.internal.node.QuietException;
+import dev.redlock.internal.node.RedisErrorReply;
 import dev.redlock.internal.script.LuaScript;
-import dev.redlock.sim.SimNetwork;
-import dev.redlock.sim.SimProcess;
-import dev.redlock.sim.SimRedis;
 import java.util.ArrayDeque;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The engine's node client inside a simulation: what {@link NioNodeClient} does around the wire (the same
+ * The engine's node client inside a simulation: what {@code NioNodeClient} does around the wire (the same
  * {@link NodeGuard} with its breaker and quarantine, the handshake that reads {@code INFO} before any command, the
  * send-by deadline of queued ops, stall detection at twice the per-node timeout, reset of a dropped connection,
  * reconnect back-off), over a simulated network to a {@link SimRedis} that runs the library's real scripts.
@@ -112,7 +115,7 @@ public final class SimNodeClient implements NodeClient {
 
     @Override
     public void submit(NodeOp op) {
-        if (closed || (closing && op.kind != NodeOp.Kind.RELEASE)) {
+        if (closed || (closing && op.kind() != NodeOp.Kind.RELEASE)) {
             op.complete(NodeStatus.ERROR, new IllegalStateException("client closed"));
             return;
         }
@@ -133,12 +136,12 @@ public final class SimNodeClient implements NodeClient {
         }
         if (!conn.ready) {
             // Waits for the handshake, at most until its send-by time.
-            client.afterClock(op.sendByNanos - now() + 1, () -> {
+            client.afterClock(op.sendByNanos() - now() + 1, () -> {
                 if (outbox.remove(op)) {
                     guard.settle(
                             op,
                             NodeStatus.TIMEOUT,
-                            new QuietException.NotSent("not sent: " + op.kind + " to " + name
+                            new QuietException.NotSent("not sent: " + op.kind() + " to " + name
                                     + " was still waiting for a connection at its deadline"));
                 }
             });
@@ -153,25 +156,21 @@ public final class SimNodeClient implements NodeClient {
         }
         NodeOp op;
         while ((op = outbox.poll()) != null) {
-            if (now() - op.sendByNanos > 0) {
+            if (now() - op.sendByNanos() > 0) {
                 guard.settle(
                         op,
                         NodeStatus.TIMEOUT,
                         new QuietException.NotSent(
-                                "not sent: " + op.kind + " to " + name + " was still queued at its deadline"));
+                                "not sent: " + op.kind() + " to " + name + " was still queued at its deadline"));
                 continue;
             }
             guard.prepare(op, c.ident);
-            if (op.kind == NodeOp.Kind.RELEASE) {
-                op.tombstone = op.needsTombstone(c.id);
-            }
+            op.sending(c.id, now());
             send(c, op);
         }
     }
 
     private void send(Conn c, NodeOp op) {
-        op.sentAtNanos = now();
-        op.sentOn = c.id;
         c.awaiting.add(op);
         String[] args = op.arguments();
         NodeOp sent = op;
@@ -205,8 +204,10 @@ public final class SimNodeClient implements NodeClient {
     }
 
     private static String describe(NodeOp op) {
-        return op.kind + " " + op.key + " " + (op.token.length() > 8 ? op.token.substring(0, 8) : op.token)
-                + (op.tombstone ? " +tombstone" : "") + (op.kind == NodeOp.Kind.EXTEND ? " seq " + op.candidate : "");
+        return op.kind() + " " + op.key() + " "
+                + (op.token().length() > 8 ? op.token().substring(0, 8) : op.token())
+                + (op.tombstoned() ? " +tombstone" : "")
+                + (op.kind() == NodeOp.Kind.EXTEND ? " seq " + op.candidate() : "");
     }
 
     /** A request travels to the server and runs there in connection order, unless the path or the server died. */
@@ -313,7 +314,7 @@ public final class SimNodeClient implements NodeClient {
             throw new IllegalStateException("reply out of order on " + name);
         }
         c.awaiting.poll();
-        op.answered = true;
+        op.answered();
         if (reply instanceof SimRedis.ErrorReply) {
             guard.settle(op, NodeStatus.ERROR, new RedisErrorReply(name + ": " + ((Exception) reply).getMessage()));
             guard.answered();
@@ -329,10 +330,10 @@ public final class SimNodeClient implements NodeClient {
         }
         if (net.world().tracing()) {
             // A fenced acquire's counter read and a fence's candidate: what a fencing token is made of.
-            String fencing = op.kind == NodeOp.Kind.ACQUIRE_FENCED
-                    ? " (counter " + op.value + (op.counterValid ? "" : " not valid")
-                            + (op.intact ? "" : ", node not intact") + ")"
-                    : op.kind == NodeOp.Kind.FENCE ? " (candidate " + op.candidate + ")" : "";
+            String fencing = op.kind() == NodeOp.Kind.ACQUIRE_FENCED
+                    ? " (counter " + op.counter() + (op.counterValid() ? "" : " not valid")
+                            + (op.intact() ? "" : ", node not intact") + ")"
+                    : op.kind() == NodeOp.Kind.FENCE ? " (candidate " + op.candidate() + ")" : "";
             net.world()
                     .trace("c" + clientIndex + " <- " + name + " conn " + c.id + ": " + describe(op) + " = " + status
                             + fencing);

@@ -1,16 +1,15 @@
-package dev.redlock.internal.engine;
+package dev.redlock.sim;
 
 import dev.redlock.RedlockConfig;
+import dev.redlock.internal.engine.DefaultLease;
+import dev.redlock.internal.engine.QuorumEngine;
 import dev.redlock.internal.node.Commands;
 import dev.redlock.internal.node.FencingRepair;
 import dev.redlock.internal.node.NodeClient;
 import dev.redlock.internal.node.Quarantine;
 import dev.redlock.internal.node.RedisErrorReply;
-import dev.redlock.internal.node.SimNodeClient;
 import dev.redlock.internal.script.LockRef;
 import dev.redlock.internal.script.LuaScript;
-import dev.redlock.sim.SimProcess;
-import dev.redlock.sim.SimRedis;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.RejectedExecutionException;

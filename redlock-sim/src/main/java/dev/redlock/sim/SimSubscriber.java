@@ -1,10 +1,9 @@
-package dev.redlock.internal.node;
+package dev.redlock.sim;
 
 import dev.redlock.RedlockConfig;
-import dev.redlock.sim.SimNetwork;
-import dev.redlock.sim.SimProcess;
-import dev.redlock.sim.SimRedis;
-import dev.redlock.sim.SimWorld;
+import dev.redlock.internal.node.ReleaseSubscriber;
+import dev.redlock.internal.node.Resp;
+import dev.redlock.internal.node.Subscriptions;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
