@@ -220,6 +220,29 @@ final class Acquisition implements Round.Listener {
         }
     }
 
+    /**
+     * This acquisition's waiter moved up to the pollers while it slept parked: it sleeps no longer than a poll from
+     * now. No round of its own now (a release's signal usually comes first); a timer left over from this sleep can
+     * only start a later sleep's round early, which costs one round.
+     */
+    void movedUp() {
+        WaitRoom.Waiter w = waiter;
+        if (!asleep.get() || w == null) {
+            return; // in a round: the delay after it is worked out afresh
+        }
+        long delay = engine.acquisitions.pollDelay(ref, w);
+        if (joiner != null) {
+            wakeAt = Math.min(wakeAt, System.nanoTime() + delay);
+            poke();
+            return;
+        }
+        try {
+            engine.scheduler.schedule(this::wake, delay, TimeUnit.NANOSECONDS);
+        } catch (RejectedExecutionException e) {
+            // Closing: the client's close wakes every waiter.
+        }
+    }
+
     /** Ends the sleep between rounds and starts the next round, once per sleep whoever calls it first. */
     private void wake() {
         if (asleep.compareAndSet(true, false)) {
@@ -357,6 +380,7 @@ final class Acquisition implements Round.Listener {
         }
         if (waiter == null && engine.waitRoom != null && a.outcome.reason() == FailureReason.BUSY) {
             waiter = engine.acquisitions.joinRoom(ref, this::signalled);
+            waiter.movedUp = this::movedUp;
             if (stopped || future.isDone()) {
                 // Cancelled (or timed out) while joining: the completion hook may have run before the waiter was
                 // set, so leave here too (leaving twice is harmless), or the key would keep a waiter forever.

@@ -49,6 +49,9 @@ final class Acquisitions extends EnginePart {
         return result;
     }
 
+    /** How often a parked waiter polls all the same (see {@link WaitRoom#park}). */
+    private static final long PARKED_POLL_NANOS = TimeUnit.SECONDS.toNanos(10);
+
     /** Waiters behind others of this client poll later by their place, up to this many retry delays. */
     private static final int MAX_QUEUED_DELAYS = 10;
 
@@ -75,6 +78,11 @@ final class Acquisitions extends EnginePart {
             boolean forever,
             long remaining,
             boolean woken) {
+        if (waiter != null && parks(ref) && waitRoom.park(waiter)) {
+            // Behind the pollers: wait for a signal or to move up (the wait room wakes it), with a rare poll as a
+            // backstop. The holder's TTL does not cut it short: the pollers ahead are there when the holder's key ends.
+            return Math.min(PARKED_POLL_NANOS, forever ? Long.MAX_VALUE : remaining);
+        }
         // Refused by a quorum with nothing granted, unprompted: wait to be named. A round that was granted somewhere,
         // met failures, or was started because a release named this waiter (it was its turn, but a node did not see
         // it so yet) retries at the usual delay.
@@ -271,9 +279,8 @@ final class Acquisitions extends EnginePart {
             // The client has its place in the nodes' hand-over queue: wait here, with no round of its own until a
             // release names the client.
             a.waiter = adopted;
-            a.sleepThenRound(Math.min(
-                    delayAfterJoining(a.ref, adopted),
-                    a.forever ? Long.MAX_VALUE : Math.max(0, a.deadline - ticker.nanoTime())));
+            adopted.movedUp = a::movedUp;
+            a.sleepThenRound(firstSleep(a, delayAfterJoining(a.ref, adopted)));
         } else if (a.ref.handsOver()) {
             a.startRound(); // a place is taken only if refused
         } else if (waitRoom != null && waitNanos > 0 && a.ref.queues()) {
@@ -288,9 +295,8 @@ final class Acquisitions extends EnginePart {
         } else if (waitRoom != null && waitNanos > 0 && queuesBehindOthers(a.ref)) {
             // Others of this client already wait for this lock: queue behind them rather than overtake them.
             a.waiter = joinRoom(a.ref, a::signalled);
-            a.sleepThenRound(Math.min(
-                    queuedDelay(a.waiter, 1),
-                    a.forever ? Long.MAX_VALUE : Math.max(0, a.deadline - ticker.nanoTime())));
+            a.waiter.movedUp = a::movedUp;
+            a.sleepThenRound(firstSleep(a, queuedDelay(a.waiter, 1)));
         } else {
             a.startRound();
         }
@@ -307,6 +313,31 @@ final class Acquisitions extends EnginePart {
             return waitRoom.hasWaiters(ref.key());
         }
         return ref.shape().writerToken().equals("-") && waitRoom.holdsBackReaders(ref.key());
+    }
+
+    /**
+     * The sleep before the first round of an acquisition that joined this client's queue without one: {@code delay},
+     * or parked if it is behind the pollers (see {@link WaitRoom#park}), never past its wait budget.
+     */
+    private long firstSleep(Acquisition a, long delay) {
+        if (parks(a.ref) && waitRoom.park(a.waiter)) {
+            delay = PARKED_POLL_NANOS;
+        }
+        return Math.min(delay, a.forever ? Long.MAX_VALUE : Math.max(0, a.deadline - ticker.nanoTime()));
+    }
+
+    /**
+     * Whether a waiter for {@code ref} may be parked: one that keeps no place of its own on the nodes (a fair waiter
+     * and a preferred writer must come back within their place's window; a plain lock's hand-over place is the
+     * client's, kept by its oldest waiter).
+     */
+    private static boolean parks(LockRef ref) {
+        return ref.kind() != LockRef.Kind.FAIR && ref.kind() != LockRef.Kind.WRITE;
+    }
+
+    /** How soon a waiter that moved up to the pollers polls: as a queued waiter (or one in the hand-over queue). */
+    long pollDelay(LockRef ref, WaitRoom.Waiter waiter) {
+        return ref.handsOver() ? delayAfterJoining(ref, waiter) : queuedDelay(waiter, 1);
     }
 
     /** Joins the key's wait room as {@code ref}'s acquisition: a reader, a writer that lets readers pass, or other. */

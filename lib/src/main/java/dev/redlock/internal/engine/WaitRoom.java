@@ -56,6 +56,10 @@ final class WaitRoom {
         }
         /** Set by a signal, cleared when the waiter retries because of it (guarded by the key's queue). */
         private boolean signalled;
+        /** Sleeping without polling until it moves up to the pollers ({@link #park}; guarded by the key's queue). */
+        private boolean parked;
+        /** Told when it moves up to the pollers while parked (then it polls from now on); null: it is woken. */
+        volatile Runnable movedUp;
 
         private Waiter(String key, Runnable wake, boolean reader, boolean letsReadersPass, long place, String id) {
             this.key = key;
@@ -290,12 +294,24 @@ final class WaitRoom {
      */
     void leave(Waiter w, boolean won) {
         Waiter[] next = new Waiter[1];
+        Waiter[] movedUp = new Waiter[1];
         queues.computeIfPresent(w.key, (k, q) -> {
-            if (!q.waiters.remove(w)) {
+            int at = q.waiters.indexOf(w);
+            if (at < 0) {
                 return q; // left already: leaving is idempotent
             }
+            q.waiters.remove(at);
             if (w.signalled && !won) {
                 next[0] = oldestUnsignalled(q);
+            }
+            if (at < POLLERS && q.waiters.size() >= POLLERS) {
+                // The first parked waiter, if any, is one of the pollers now: it tries at once and polls from then on.
+                Waiter up = q.waiters.get(POLLERS - 1);
+                if (up.parked && !up.signalled && up != next[0]) {
+                    up.parked = false;
+                    up.signalled = up.movedUp == null;
+                    movedUp[0] = up;
+                }
             }
             if (q.waiters.isEmpty()) {
                 if (w.handsOver() && linger(k, q)) {
@@ -309,6 +325,45 @@ final class WaitRoom {
         if (next[0] != null) {
             next[0].wake();
         }
+        if (movedUp[0] != null) {
+            Runnable told = movedUp[0].movedUp;
+            if (told != null) {
+                told.run();
+            } else {
+                movedUp[0].wake();
+            }
+        }
+    }
+
+    /**
+     * How many of a key's waiters in this client poll the nodes. The others wait for a release's signal (which goes
+     * to the oldest) or for their turn to poll, instead of each polling a few times a second: with thousands of
+     * waiters, polls alone saturated the nodes and almost nothing was granted.
+     */
+    static final int POLLERS = 8;
+
+    /**
+     * Parks {@code w} if {@value #POLLERS} waiters of its key are ahead of it: it need not poll until one of those
+     * leaves, when {@link #leave} tells it (or wakes it). Only for waiters that keep no place of their own on the nodes (a fair
+     * waiter, a preferred writer must come back within their place's window). Returns whether it is parked.
+     */
+    boolean park(Waiter w) {
+        boolean[] parked = new boolean[1];
+        queues.computeIfPresent(w.key, (k, q) -> {
+            if (!w.signalled) {
+                int at = 0;
+                for (Waiter o : q.waiters) {
+                    if (o == w || at >= POLLERS) {
+                        break;
+                    }
+                    at++;
+                }
+                w.parked = at >= POLLERS;
+                parked[0] = w.parked;
+            }
+            return q;
+        });
+        return parked[0];
     }
 
     /** Takes the waiter's signal, if it holds one: it retries now rather than at its next poll. */

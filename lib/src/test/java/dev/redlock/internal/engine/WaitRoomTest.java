@@ -46,6 +46,34 @@ class WaitRoomTest {
         assertEquals(List.of("a", "b"), woken);
     }
 
+    /**
+     * Only the first {@value WaitRoom#POLLERS} waiters of a key poll: the ones behind them park, and as a waiter ahead
+     * leaves, the first parked one is told that it moved up (it polls from then on) instead of being woken for a round.
+     * A release still wakes the oldest waiter, parked or not.
+     */
+    @Test
+    void waitersBehindThePollersParkAndMoveUpOneAtATime() {
+        List<String> movedUp = new ArrayList<>();
+        List<WaitRoom.Waiter> line = new ArrayList<>();
+        for (int i = 0; i < WaitRoom.POLLERS + 2; i++) {
+            String name = "w" + i;
+            WaitRoom.Waiter w = join("k", name);
+            w.movedUp = () -> movedUp.add(name);
+            line.add(w);
+        }
+        for (int i = 0; i < line.size(); i++) {
+            assertEquals(i >= WaitRoom.POLLERS, room.park(line.get(i)), "waiter " + i + " parks");
+        }
+        room.leave(line.get(3), true);
+        assertEquals(List.of("w" + WaitRoom.POLLERS), movedUp, "the first parked waiter moved up");
+        assertFalse(room.park(line.get(WaitRoom.POLLERS)), "and polls now");
+        room.leave(line.get(WaitRoom.POLLERS + 1), false); // the last leaves: nobody moves up
+        assertEquals(1, movedUp.size());
+        assertEquals(List.of(), woken, "nobody was woken for a round");
+        room.released("k", "t1");
+        assertEquals(List.of("w0"), woken);
+    }
+
     @Test
     void aReleaseNamingAnotherClientAsNextWakesNobodyHere() {
         // The nodes grant only the head of their hand-over queue: waking a waiter of this client would cost it a round
