@@ -289,6 +289,51 @@ class ReadWriteLockTest extends RedisBackedTest {
     }
 
     /** Deliberately not atomic and not volatile: only the lock makes this safe. */
+    /**
+     * Sixteen clients, one writer each, take one write lock 10 times each, all starting at once. A round that splits the votes gives back what
+     * it won without announcing it, and its writer comes back after a short random back-off that doubles with each
+     * round. Seen failing before: each give-back was announced, woke a writer in every client, whose rounds split the
+     * votes again (hundreds of rounds per critical section, some attempts failing a 2 s wait).
+     */
+    @Test
+    void writersOfManyClientsDoNotStormOnASplitVote() throws Exception {
+        String name = uniqueName("write-storm");
+        java.util.concurrent.atomic.LongAdder rounds = new java.util.concurrent.atomic.LongAdder();
+        List<Future<Integer>> done = new ArrayList<>();
+        ExecutorService pool = threads();
+        java.util.concurrent.CountDownLatch start = new java.util.concurrent.CountDownLatch(1);
+        for (int k = 0; k < 16; k++) {
+            RedlockClient c = client(b -> b.listener(new RedlockListener() {
+                @Override
+                public void acquireRound(LockKind kind, RoundOutcome round) {
+                    rounds.increment();
+                }
+            }));
+            java.util.concurrent.locks.Lock writer = c.readWriteLock(name).writeLock();
+            done.add(pool.submit(() -> {
+                int got = 0;
+                start.await();
+                for (int i = 0; i < 10; i++) {
+                    if (writer.tryLock(10, TimeUnit.SECONDS)) {
+                        got++;
+                        writer.unlock();
+                    }
+                }
+                return got;
+            }));
+        }
+        start.countDown();
+        int acquired = 0;
+        for (Future<Integer> f : done) {
+            acquired += f.get(2, TimeUnit.MINUTES);
+        }
+        assertEquals(160, acquired, "every attempt got the write lock within its 10 s wait");
+        double perCs = rounds.sum() / 160.0;
+        System.out.printf("16 clients x 10 write locks: %.1f rounds per critical section%n", perCs);
+        // About one round per client and release remains (a release still wakes a writer in every client): 20 to 31.
+        assertTrue(perCs < 100, () -> perCs + " rounds per critical section: the writers stormed");
+    }
+
     private static final class Shared {
         long value;
         int readers;

@@ -12,6 +12,7 @@
 --            'm n'        several resources: KEYS[1] and the n kind keys are each deleted where they hold the token
 --            'r 2'        a reader: the token leaves the readers set (kind keys {readers, waiting writers})
 --            'w 2 <id>'   a writer that leaves: as plain, and waiter <id> leaves the waiting writers
+--            's 0'        a writer's failed round, given back while it waits on: as plain, but silent (see below)
 --            'f 3 <id>'   a fair lock's waiter that leaves: as plain, and waiter <id> leaves the queue (kind keys
 --                         {queue, queue expiry, holder's place}); '-' for a release that keeps the place
 --            'q 3 <id> <next> <window>'
@@ -24,7 +25,9 @@
 --                         only if it is still at that order (where a release left it); an <id> of '-' keeps the place
 --                         as it is
 --
--- A release that deleted the key publishes on a channel named after the key, with the token's first 8 characters
+-- A release that deleted the key publishes on a channel named after the key (except 's': a writer that takes back
+-- what a failed round won on some nodes; announced, it would wake a waiter in every client, their rounds would split
+-- the votes again and their releases announce again, a storm of rounds in which nobody gets the lock), with the token's first 8 characters
 -- (what logs show; too little to release anything), so that waiters subscribed to it try again at once instead of
 -- at their next poll, and a client hearing one release from several nodes wakes one waiter for it. With a queue
 -- ('f', 'q'), the message also names the head of the queue (a space, then its id's first 16 characters): only that
@@ -180,7 +183,9 @@ end
 local current = redis.call('GET', KEYS[1])
 if current == ARGV[1] then
   redis.call('DEL', KEYS[1])
-  tell(string.sub(ARGV[1], 1, 8))
+  if kind ~= 's' then
+    tell(string.sub(ARGV[1], 1, 8))
+  end
   return 1
 end
 if left == 1 and current == false then

@@ -28,6 +28,8 @@ import java.util.concurrent.locks.LockSupport;
  * </pre>
  * Results go to {@code redlock-bench/target/compare/} ({@code results.md}, {@code results.csv}, {@code chart.png})
  * wherever the command is run from ({@code -Dcompare.out=DIR} overrides); the Markdown is also printed to stdout.
+ * {@code -Dcompare.only=ours-redlock,ours-redlock-tls} runs only the contenders it names (by the ids the report
+ * shows).
  * The redis-server binary and the nodes' data directories go to {@code target/} under the working directory (see
  * {@code RedisBinary}). The run takes three to four minutes.
  *
@@ -113,6 +115,7 @@ public final class Compare {
                 contenders.add(new RedissonContender(RedissonContender.Kind.RED_LOCK, uris, LEASE));
                 contenders.add(new RedissonContender(RedissonContender.Kind.MULTI_LOCK, uris, LEASE));
                 contenders.add(new RedissonContender(RedissonContender.Kind.SINGLE, uris, LEASE));
+                only(contenders);
                 for (Contender c : contenders) {
                     impls.add(new Report.Impl(c.id(), c.label(), c.settings(), isFaultTolerant(c)));
                 }
@@ -131,6 +134,34 @@ public final class Compare {
         System.out.println(markdown);
         System.out.println("Written: " + out.resolve("results.md") + ", " + out.resolve("results.csv") + ", "
                 + out.resolve("chart.png"));
+    }
+
+    /**
+     * Keeps only the contenders that {@code -Dcompare.only} names (ids, comma-separated, such as
+     * {@code ours-redlock,ours-redlock-tls}), closing the others; all of them without it.
+     *
+     * @throws IllegalArgumentException if it names an id that no contender has
+     */
+    private static void only(List<Contender> contenders) {
+        String only = System.getProperty("compare.only");
+        if (only == null || only.isBlank()) {
+            return;
+        }
+        List<String> ids = List.of(only.trim().split("\\s*,\\s*"));
+        List<String> known = contenders.stream().map(Contender::id).toList();
+        for (String id : ids) {
+            if (!known.contains(id)) {
+                throw new IllegalArgumentException(
+                        "-Dcompare.only names '" + id + "', which is none of the contenders: " + known);
+            }
+        }
+        contenders.removeIf(c -> {
+            if (ids.contains(c.id())) {
+                return false;
+            }
+            c.close();
+            return true;
+        });
     }
 
     /** The fault phase only concerns the implementations that span all five nodes, (b) to (e). */

@@ -49,6 +49,9 @@ final class Acquisitions extends EnginePart {
         return result;
     }
 
+    /** The first back-off window after a writer's split vote; it doubles with each round (see delayAfter). */
+    private static final long SPLIT_BACKOFF_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+
     /** How often a parked waiter polls all the same (see {@link WaitRoom#park}). */
     private static final long PARKED_POLL_NANOS = TimeUnit.SECONDS.toNanos(10);
 
@@ -78,6 +81,17 @@ final class Acquisitions extends EnginePart {
             boolean forever,
             long remaining,
             boolean woken) {
+        if (ref.kind() == LockRef.Kind.WRITE && failed.granted() > 0) {
+            // A split vote: what this round won is given back silently (see release.lua), so nobody is told that the
+            // lock may be free. Come back soon, at a random point of a window that doubles with each round (up to the
+            // retry delay): racers of several clients spread out, and the first one back takes every node.
+            long window = Math.min(
+                    TimeUnit.MILLISECONDS.toNanos(
+                            Math.max(1, config.retryDelay().toMillis())),
+                    SPLIT_BACKOFF_NANOS << Math.min(Math.max(rounds - 1, 0), 20));
+            long delay = (long) (random.nextDouble() * window);
+            return forever ? delay : Math.min(delay, remaining);
+        }
         if (waiter != null && parks(ref) && waitRoom.park(waiter)) {
             // Behind the pollers: wait for a signal or to move up (the wait room wakes it), with a rare poll as a
             // backstop. The holder's TTL does not cut it short: the pollers ahead are there when the holder's key ends.

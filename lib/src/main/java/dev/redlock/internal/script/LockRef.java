@@ -280,7 +280,8 @@ public record LockRef(String name, String key, QuorumPolicy policy, boolean fenc
             case READ:
                 return "r 1";
             case WRITE:
-                return leaving && queues() ? "w 2 " + shape.waiter() : null;
+                // A failed round's release is silent: waiters in every client would race for what it gives back.
+                return leaving && queues() ? "w 2 " + shape.waiter() : leaving ? null : "s 0";
             case FAIR:
                 return "f 3 " + (leaving ? shape.waiter() : "-");
             default:
