@@ -422,6 +422,7 @@ public final class RedlockClient implements AutoCloseable {
 
     private static TopologyReport checkTopology(RedlockConfig config) {
         TopologyReport report = TopologyCheck.run(config);
+        report.noQuorum().ifPresent(q -> LOG.error("topology: {}", q));
         for (String failure : report.failures()) {
             LOG.error("topology: {}", failure);
         }

@@ -2,6 +2,7 @@ package dev.redlock;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * What a topology check found: returned by {@link RedlockClient#check()} and computed when a client is created with
@@ -22,8 +23,10 @@ public final class TopologyReport {
     private final List<String> unchecked;
     private final List<String> failures;
     private final List<String> warnings;
+    private final String noQuorum;
 
-    private TopologyReport(List<String> problems, List<String> unchecked, List<String> failures) {
+    private TopologyReport(List<String> problems, List<String> unchecked, List<String> failures, String noQuorum) {
+        this.noQuorum = noQuorum;
         this.problems = List.copyOf(problems);
         this.unchecked = List.copyOf(unchecked);
         this.failures = List.copyOf(failures);
@@ -40,7 +43,7 @@ public final class TopologyReport {
      * @return the report
      */
     public static TopologyReport of(List<String> problems, List<String> unchecked) {
-        return new TopologyReport(problems, unchecked, List.of());
+        return new TopologyReport(problems, unchecked, List.of(), null);
     }
 
     /**
@@ -52,7 +55,34 @@ public final class TopologyReport {
      * @return the report
      */
     public static TopologyReport of(List<String> problems, List<String> unchecked, List<String> failures) {
-        return new TopologyReport(problems, unchecked, failures);
+        return new TopologyReport(problems, unchecked, failures, null);
+    }
+
+    /**
+     * Creates a report with failed nodes and, if fewer nodes than a majority can take part, why. For the library's own
+     * use and for tests.
+     *
+     * @param problems warnings that {@link RedlockConfig#strictTopology()} fails on; should include the failures
+     * @param unchecked warnings about what could not be checked
+     * @param failures nodes that cannot do their part, each naming the node and why
+     * @param noQuorum the sentence {@link #noQuorum()} returns, or null when a majority of the nodes can take part
+     * @return the report
+     */
+    public static TopologyReport of(
+            List<String> problems, List<String> unchecked, List<String> failures, String noQuorum) {
+        return new TopologyReport(problems, unchecked, failures, noQuorum);
+    }
+
+    /**
+     * Returns why no lock can be acquired now, if fewer nodes than a RedLock's majority can take part: a sentence that
+     * names each node that cannot, and why (not reachable, authentication failed, unable to vote or release), and
+     * what to do. Nodes may legitimately be down when a client starts, so this never fails
+     * {@link RedlockConfig#strictTopology()}; {@code redlock check} exits with status 69 on it.
+     *
+     * @return the sentence, or empty when a majority of the nodes can take part
+     */
+    public Optional<String> noQuorum() {
+        return Optional.ofNullable(noQuorum);
     }
 
     /**
@@ -108,6 +138,10 @@ public final class TopologyReport {
 
     @Override
     public String toString() {
+        if (noQuorum != null) {
+            return "TopologyReport{" + noQuorum + "; " + warnings.size() + " warning(s): " + String.join("; ", warnings)
+                    + "}";
+        }
         if (isClean()) {
             return "TopologyReport{clean}";
         }

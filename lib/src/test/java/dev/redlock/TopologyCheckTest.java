@@ -262,6 +262,54 @@ class TopologyCheckTest extends RedisBackedTest {
         assertEquals(report.unchecked(), report.warnings());
     }
 
+    /** A URI of a port nobody listens on. */
+    private static String closedPortUri() throws IOException {
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            return "redis://127.0.0.1:" + s.getLocalPort();
+        }
+    }
+
+    @Test
+    void threeOfFiveNodesDownMeansNoQuorumNamingEachButNeverFailsStrictMode() throws IOException {
+        List<String> uris = new ArrayList<>(REDIS.uris().subList(0, 2));
+        for (int i = 0; i < 3; i++) {
+            uris.add(closedPortUri());
+        }
+        RedlockClient client = create(over(uris).strictTopology(true)); // nodes may be down when a client starts
+        TopologyReport report = client.check();
+        String why = report.noQuorum().orElseThrow(() -> new AssertionError(report.toString()));
+        assertTrue(why.startsWith("no lock can be acquired: 2 of 5 nodes can take part, and a RedLock needs 3"), why);
+        for (String uri : uris.subList(2, 5)) {
+            assertTrue(why.contains(uri.substring("redis://".length()) + " (not reachable)"), why);
+        }
+        assertEquals(List.of(), report.problems(), report::toString);
+
+        List<String> majority = new ArrayList<>(REDIS.uris().subList(0, 3));
+        majority.add(closedPortUri());
+        majority.add(closedPortUri());
+        assertEquals(java.util.Optional.empty(), create(over(majority)).check().noQuorum());
+        assertEquals(java.util.Optional.empty(), create(config()).check().noQuorum());
+    }
+
+    @Test
+    void wrongCredentialsAreNamedAsSuchAndLeaveNoQuorum() {
+        List<String> uris = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            uris.add("redis://nobody:wrong-password@" + node(i).host() + ":" + node(i).port());
+        }
+        TopologyReport report = create(over(uris)).check();
+        assertEquals(5, report.unchecked().size(), report::toString);
+        for (String u : report.unchecked()) {
+            assertTrue(u.contains("authentication failed"), u);
+            assertTrue(u.contains("check the user name and password of its URI"), u);
+            assertFalse(u.contains("wrong-password"), u);
+        }
+        String why = report.noQuorum().orElseThrow(() -> new AssertionError(report.toString()));
+        assertTrue(why.contains("0 of 5 nodes can take part"), why);
+        assertTrue(why.contains("(authentication failed)"), why);
+        assertFalse(why.contains("wrong-password"), why);
+    }
+
     /** A node where the given commands are denied to the client's user by an ACL. */
     private RedlockClient restricted(int node, String... denied) {
         String user = "redlock-check";

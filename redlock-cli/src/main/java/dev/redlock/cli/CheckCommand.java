@@ -33,7 +33,9 @@ import picocli.CommandLine.Option;
         exitCodeList = {
             "0:nothing unsafe found (nodes that could not be checked are listed as notes)",
             "1:something is unsafe (or, with --strict, a node could not be checked)",
-            "64:bad arguments"
+            "64:bad arguments",
+            "69:no lock can be acquired now: fewer than a majority of the nodes can take part (not reachable, "
+                    + "authentication failed, or unable to vote or release)"
         })
 public final class CheckCommand implements Callable<Integer> {
 
@@ -67,7 +69,8 @@ public final class CheckCommand implements Callable<Integer> {
     /**
      * Runs the topology check and prints the report.
      *
-     * @return {@link ExitCodes#OK} when nothing unsafe was found, {@link ExitCodes#FINDINGS} otherwise
+     * @return {@link ExitCodes#NOT_ENOUGH_NODES} when fewer than a majority of the nodes can take part,
+     *     {@link ExitCodes#FINDINGS} when something is unsafe, {@link ExitCodes#OK} otherwise
      */
     @Override
     public Integer call() {
@@ -87,11 +90,16 @@ public final class CheckCommand implements Callable<Integer> {
         }
         List<String> unchecked = mask(report.unchecked());
         boolean unsafe = !report.problems().isEmpty() || (strict && !unchecked.isEmpty());
+        String noQuorum = report.noQuorum().map(Secrets::mask).orElse(null);
         PrintWriter out = spec.commandLine().getOut();
         if (json) {
             Map<String, Object> doc = new LinkedHashMap<>();
             doc.put("nodes", mask(config.nodeNames()));
             doc.put("safe", !unsafe);
+            doc.put("quorum", noQuorum == null);
+            if (noQuorum != null) {
+                doc.put("noQuorum", noQuorum);
+            }
             doc.put("failures", failures);
             doc.put("warnings", warnings);
             doc.put("unchecked", unchecked);
@@ -102,14 +110,19 @@ public final class CheckCommand implements Callable<Integer> {
             failures.forEach(f -> out.println("FAIL  " + f));
             warnings.forEach(w -> out.println("WARN  " + w));
             unchecked.forEach(u -> out.println("NOTE  " + u));
+            if (noQuorum != null) {
+                out.println("NO QUORUM: " + noQuorum);
+            }
             out.println(
-                    unsafe
-                            ? "UNSAFE: " + (failures.size() + warnings.size() + (strict ? unchecked.size() : 0))
-                                    + " finding(s)"
-                            : "OK: nothing unsafe found");
+                    noQuorum != null
+                            ? "UNAVAILABLE: no lock can be acquired now"
+                            : unsafe
+                                    ? "UNSAFE: " + (failures.size() + warnings.size() + (strict ? unchecked.size() : 0))
+                                            + " finding(s)"
+                                    : "OK: nothing unsafe found");
             out.flush();
         }
-        return unsafe ? ExitCodes.FINDINGS : ExitCodes.OK;
+        return noQuorum != null ? ExitCodes.NOT_ENOUGH_NODES : unsafe ? ExitCodes.FINDINGS : ExitCodes.OK;
     }
 
     private RedlockClient create(RedlockConfig config) {

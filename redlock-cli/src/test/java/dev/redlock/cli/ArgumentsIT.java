@@ -164,6 +164,38 @@ class ArgumentsIT {
         assertTrue(status.err().contains("'--bogus'"), status::toString);
     }
 
+    /**
+     * {@code check} exits 69 when no lock can be had: a majority of the nodes down, or wrong credentials everywhere
+     * (named as such, not as "not reachable"). Seen failing before: exit 0 ("OK") in both cases.
+     */
+    @Test
+    void checkExitsUnavailableWithoutAQuorumAndNamesWrongCredentials() throws Exception {
+        try (RedisNodes up = RedisNodes.start(2)) {
+            List<String> uris = new java.util.ArrayList<>(up.uris());
+            for (int i = 0; i < 3; i++) {
+                try (java.net.ServerSocket s =
+                        new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+                    uris.add("redis://127.0.0.1:" + s.getLocalPort());
+                }
+            }
+            Cli.Result down = Cli.run(Duration.ofSeconds(60), Map.of(), "check", "--nodes", String.join(",", uris));
+            assertEquals(ExitCodes.NOT_ENOUGH_NODES, down.exit(), down::toString);
+            assertTrue(
+                    down.out().contains("NO QUORUM: no lock can be acquired: 2 of 5 nodes can take part"),
+                    down::toString);
+
+            String secret = "not-the-password";
+            String wrong =
+                    "redis://nobody:" + secret + "@127.0.0.1:" + up.get(0).port() + ",redis://nobody:" + secret
+                            + "@127.0.0.1:" + up.get(1).port() + "," + uris.get(2);
+            Cli.Result auth = Cli.run(Duration.ofSeconds(60), Map.of(), "check", "--nodes", wrong, "--json");
+            assertEquals(ExitCodes.NOT_ENOUGH_NODES, auth.exit(), auth::toString);
+            assertTrue(auth.out().contains("authentication failed"), auth::toString);
+            assertTrue(auth.out().contains("\"quorum\":false"), auth::toString);
+            assertFalse(auth.out().contains(secret) || auth.err().contains(secret), auth::toString);
+        }
+    }
+
     @Test
     void passwordsNeverAppearInOutput() throws Exception {
         String secret = "s3cret-pw";

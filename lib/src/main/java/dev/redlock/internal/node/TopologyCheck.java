@@ -79,7 +79,59 @@ public final class TopologyCheck {
         for (NodeFacts f : facts) {
             problems.addAll(f.problems);
         }
-        return TopologyReport.of(problems, unchecked, failures);
+        return TopologyReport.of(problems, unchecked, failures, noQuorum(facts));
+    }
+
+    /**
+     * A sentence when fewer nodes than a RedLock's majority can take part now (not reached, authentication refused, or
+     * unable to vote or release), naming each and why; null when a majority can.
+     */
+    private static String noQuorum(List<NodeFacts> facts) {
+        int n = facts.size();
+        int need = QuorumPolicy.MAJORITY.required(n);
+        List<String> out = new ArrayList<>();
+        for (NodeFacts f : facts) {
+            if (f.down != null) {
+                out.add(f.name + " (" + f.down + ")");
+            } else if (!f.failures.isEmpty()) {
+                out.add(f.name + " (cannot do its part: see its failure)");
+            }
+        }
+        int usable = n - out.size();
+        if (usable >= need) {
+            return null;
+        }
+        return "no lock can be acquired: " + usable + " of " + n + " nodes can take part, and a RedLock needs " + need
+                + " (a MultiLock all " + n + "); not available: " + String.join(", ", out)
+                + ". Start or reach the nodes, or fix their credentials, until at least " + need + " can";
+    }
+
+    /** Whether a failure is the server refusing the client's credentials (Redis' WRONGPASS, NOAUTH and kin). */
+    static boolean isAuthenticationFailure(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            String m = t.getMessage();
+            if (m != null
+                    && (m.contains("WRONGPASS")
+                            || m.contains("NOAUTH")
+                            || m.contains("invalid password")
+                            || m.contains("invalid username-password"))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static String describeDown(Throwable e) {
+        if (isAuthenticationFailure(e)) {
+            return "authentication failed";
+        }
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof javax.net.ssl.SSLException
+                    || String.valueOf(t.getMessage()).contains("TLS handshake")) {
+                return "TLS handshake failed";
+            }
+        }
+        return "not reachable";
     }
 
     /** The checks that need no I/O: the number of nodes and the lease time against the per-node timeout. */
@@ -133,6 +185,8 @@ public final class TopologyCheck {
         final List<String> problems = new ArrayList<>();
         /** Problems that keep the node from doing its part: it cannot release, or cannot vote. */
         final List<String> failures = new ArrayList<>();
+        /** Why no lock can be had on this node now (not reached, authentication refused), or null. */
+        String down;
 
         NodeFacts(String name) {
             this.name = name;
@@ -186,6 +240,7 @@ public final class TopologyCheck {
             NodeFacts facts = new NodeFacts(spec.name());
             facts.failures.add("node " + spec.name() + " answered with something that is not a Redis reply the library "
                     + "can use (" + describe(e) + "); its commands will fail");
+            facts.down = "not a Redis reply the library can use";
             return facts;
         }
     }
@@ -202,6 +257,7 @@ public final class TopologyCheck {
             long socketMs = Math.max(config.perNodeTimeout().toMillis(), MIN_SOCKET_TIMEOUT_MS);
             connection = BlockingConnection.open(spec, config, java.time.Duration.ofMillis(socketMs));
         } catch (RuntimeException e) {
+            facts.down = describeDown(e);
             unchecked.add(unreachable(spec.name(), e));
             return facts;
         }
@@ -267,6 +323,7 @@ public final class TopologyCheck {
                 capabilities(name, config, probe, facts.runId, facts, unchecked);
             }
         } catch (RuntimeException e) {
+            facts.down = describeDown(e);
             unchecked.add(unreachable(name, e));
         }
     }
@@ -449,6 +506,10 @@ public final class TopologyCheck {
     }
 
     private static String unreachable(String name, Throwable e) {
+        if (isAuthenticationFailure(e)) {
+            return "node " + name + ": " + CANNOT_CHECK + ", authentication failed (" + describe(e) + "): check the "
+                    + "user name and password of its URI (or its user's ACL); it takes no part in any lock until then";
+        }
         return "node " + name + ": " + CANNOT_CHECK + ", not reachable (" + describe(e) + "); informational only: "
                 + "nodes may be down when a client starts";
     }
