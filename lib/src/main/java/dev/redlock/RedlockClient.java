@@ -417,11 +417,24 @@ public final class RedlockClient implements AutoCloseable {
      *         "cannot check" was found; the message lists them
      */
     public TopologyReport check() {
-        return checkTopology(config);
+        return checkTopology(config, name -> {
+            for (dev.redlock.internal.node.NodeClient n : nodes.nodes()) {
+                if (n.name().equals(name)) {
+                    return n.quarantined();
+                }
+            }
+            return null;
+        });
     }
 
     private static TopologyReport checkTopology(RedlockConfig config) {
-        TopologyReport report = TopologyCheck.run(config);
+        return checkTopology(config, name -> null);
+    }
+
+    private static TopologyReport checkTopology(
+            RedlockConfig config, java.util.function.Function<String, String> quarantined) {
+        TopologyReport report = TopologyCheck.run(config, quarantined);
+        report.quarantined().forEach(q -> LOG.warn("topology: {}", q));
         report.noQuorum().ifPresent(q -> LOG.error("topology: {}", q));
         for (String failure : report.failures()) {
             LOG.error("topology: {}", failure);

@@ -23,9 +23,16 @@ public final class TopologyReport {
     private final List<String> unchecked;
     private final List<String> failures;
     private final List<String> warnings;
+    private final List<String> quarantined;
     private final String noQuorum;
 
-    private TopologyReport(List<String> problems, List<String> unchecked, List<String> failures, String noQuorum) {
+    private TopologyReport(
+            List<String> problems,
+            List<String> unchecked,
+            List<String> failures,
+            List<String> quarantined,
+            String noQuorum) {
+        this.quarantined = List.copyOf(quarantined);
         this.noQuorum = noQuorum;
         this.problems = List.copyOf(problems);
         this.unchecked = List.copyOf(unchecked);
@@ -43,7 +50,7 @@ public final class TopologyReport {
      * @return the report
      */
     public static TopologyReport of(List<String> problems, List<String> unchecked) {
-        return new TopologyReport(problems, unchecked, List.of(), null);
+        return new TopologyReport(problems, unchecked, List.of(), List.of(), null);
     }
 
     /**
@@ -55,7 +62,7 @@ public final class TopologyReport {
      * @return the report
      */
     public static TopologyReport of(List<String> problems, List<String> unchecked, List<String> failures) {
-        return new TopologyReport(problems, unchecked, failures, null);
+        return new TopologyReport(problems, unchecked, failures, List.of(), null);
     }
 
     /**
@@ -65,18 +72,37 @@ public final class TopologyReport {
      * @param problems warnings that {@link RedlockConfig#strictTopology()} fails on; should include the failures
      * @param unchecked warnings about what could not be checked
      * @param failures nodes that cannot do their part, each naming the node and why
+     * @param quarantined nodes whose votes do not count now under restart protection, each naming the node, why, and
+     *     for about how long
      * @param noQuorum the sentence {@link #noQuorum()} returns, or null when a majority of the nodes can take part
      * @return the report
      */
     public static TopologyReport of(
-            List<String> problems, List<String> unchecked, List<String> failures, String noQuorum) {
-        return new TopologyReport(problems, unchecked, failures, noQuorum);
+            List<String> problems,
+            List<String> unchecked,
+            List<String> failures,
+            List<String> quarantined,
+            String noQuorum) {
+        return new TopologyReport(problems, unchecked, failures, quarantined, noQuorum);
+    }
+
+    /**
+     * Returns the nodes whose votes do not count now under restart protection (a node that started, restarted or
+     * lost its data less than the longest lease plus drift ago, see {@link RedlockConfig#restartQuarantine()}), each
+     * naming the node, why, and about how many seconds are left. Empty for a report made without a client's knowledge
+     * of the nodes, and until the client has read a node's {@code INFO}. Not warnings: this is how restart protection
+     * keeps locks safe, and it ends by itself.
+     *
+     * @return an unmodifiable list
+     */
+    public List<String> quarantined() {
+        return quarantined;
     }
 
     /**
      * Returns why no lock can be acquired now, if fewer nodes than a RedLock's majority can take part: a sentence that
-     * names each node that cannot, and why (not reachable, authentication failed, unable to vote or release), and
-     * what to do. Nodes may legitimately be down when a client starts, so this never fails
+     * names each node that cannot, and why (not reachable, authentication failed, a TLS handshake failed, unable to
+     * vote or release, or restart protection with the seconds left), and what to do. Nodes may legitimately be down when a client starts, so this never fails
      * {@link RedlockConfig#strictTopology()}; {@code redlock check} exits with status 69 on it.
      *
      * @return the sentence, or empty when a majority of the nodes can take part

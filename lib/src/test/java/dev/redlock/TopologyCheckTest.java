@@ -278,7 +278,8 @@ class TopologyCheckTest extends RedisBackedTest {
         RedlockClient client = create(over(uris).strictTopology(true)); // nodes may be down when a client starts
         TopologyReport report = client.check();
         String why = report.noQuorum().orElseThrow(() -> new AssertionError(report.toString()));
-        assertTrue(why.startsWith("no lock can be acquired: 2 of 5 nodes can take part, and a RedLock needs 3"), why);
+        assertTrue(
+                why.startsWith("no lock can be acquired now: 2 of 5 nodes can take part, and a RedLock needs 3"), why);
         for (String uri : uris.subList(2, 5)) {
             assertTrue(why.contains(uri.substring("redis://".length()) + " (not reachable)"), why);
         }
@@ -308,6 +309,29 @@ class TopologyCheckTest extends RedisBackedTest {
         assertTrue(why.contains("0 of 5 nodes can take part"), why);
         assertTrue(why.contains("(authentication failed)"), why);
         assertFalse(why.contains("wrong-password"), why);
+    }
+
+    /**
+     * Freshly started masters: restart protection keeps their votes out for a lease, and the report says so, with the
+     * seconds left, instead of "clean" (seen before: check() clean and every lock failing for about 31 s).
+     */
+    @Test
+    void freshMastersWithinRestartProtectionAreReportedWithTheTimeLeft() {
+        try (dev.redlock.testkit.RedisNodes fresh = dev.redlock.testkit.RedisNodes.start(3)) {
+            RedlockClient client = create(RedlockConfig.builder()
+                    .nodes(fresh.uris())
+                    .leaseTime(Duration.ofSeconds(30))
+                    .restartQuarantine(true));
+            TopologyReport report = client.check();
+            assertEquals(3, report.quarantined().size(), report::toString);
+            for (String q : report.quarantined()) {
+                assertTrue(q.contains(": restart protection: its votes count again in about "), q);
+                assertTrue(q.contains("it has been up "), q);
+            }
+            String why = report.noQuorum().orElseThrow(() -> new AssertionError(report.toString()));
+            assertTrue(why.contains("0 of 3 nodes can take part"), why);
+            assertTrue(why.contains("restart protection"), why);
+        }
     }
 
     /** A node where the given commands are denied to the client's user by an ACL. */

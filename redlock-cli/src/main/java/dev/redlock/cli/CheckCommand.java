@@ -35,7 +35,7 @@ import picocli.CommandLine.Option;
             "1:something is unsafe (or, with --strict, a node could not be checked)",
             "64:bad arguments",
             "69:no lock can be acquired now: fewer than a majority of the nodes can take part (not reachable, "
-                    + "authentication failed, or unable to vote or release)"
+                    + "authentication failed, unable to vote or release, or within restart protection)"
         })
 public final class CheckCommand implements Callable<Integer> {
 
@@ -69,8 +69,8 @@ public final class CheckCommand implements Callable<Integer> {
     /**
      * Runs the topology check and prints the report.
      *
-     * @return {@link ExitCodes#NOT_ENOUGH_NODES} when fewer than a majority of the nodes can take part,
-     *     {@link ExitCodes#FINDINGS} when something is unsafe, {@link ExitCodes#OK} otherwise
+     * @return {@link ExitCodes#FINDINGS} when something is unsafe, else {@link ExitCodes#NOT_ENOUGH_NODES} when fewer
+     *     than a majority of the nodes can take part, {@link ExitCodes#OK} otherwise
      */
     @Override
     public Integer call() {
@@ -91,6 +91,7 @@ public final class CheckCommand implements Callable<Integer> {
         List<String> unchecked = mask(report.unchecked());
         boolean unsafe = !report.problems().isEmpty() || (strict && !unchecked.isEmpty());
         String noQuorum = report.noQuorum().map(Secrets::mask).orElse(null);
+        List<String> quarantined = mask(report.quarantined());
         PrintWriter out = spec.commandLine().getOut();
         if (json) {
             Map<String, Object> doc = new LinkedHashMap<>();
@@ -103,6 +104,7 @@ public final class CheckCommand implements Callable<Integer> {
             doc.put("failures", failures);
             doc.put("warnings", warnings);
             doc.put("unchecked", unchecked);
+            doc.put("quarantined", quarantined);
             Json.println(out, doc);
         } else {
             out.printf(
@@ -110,11 +112,12 @@ public final class CheckCommand implements Callable<Integer> {
             failures.forEach(f -> out.println("FAIL  " + f));
             warnings.forEach(w -> out.println("WARN  " + w));
             unchecked.forEach(u -> out.println("NOTE  " + u));
+            quarantined.forEach(q -> out.println("WAIT  " + q));
             if (noQuorum != null) {
                 out.println("NO QUORUM: " + noQuorum);
             }
             out.println(
-                    noQuorum != null
+                    noQuorum != null && !unsafe
                             ? "UNAVAILABLE: no lock can be acquired now"
                             : unsafe
                                     ? "UNSAFE: " + (failures.size() + warnings.size() + (strict ? unchecked.size() : 0))
@@ -122,7 +125,8 @@ public final class CheckCommand implements Callable<Integer> {
                                     : "OK: nothing unsafe found");
             out.flush();
         }
-        return noQuorum != null ? ExitCodes.NOT_ENOUGH_NODES : unsafe ? ExitCodes.FINDINGS : ExitCodes.OK;
+        // Something unsafe is a setup to fix; a missing quorum may pass (nodes come back, restart protection ends).
+        return unsafe ? ExitCodes.FINDINGS : noQuorum != null ? ExitCodes.NOT_ENOUGH_NODES : ExitCodes.OK;
     }
 
     private RedlockClient create(RedlockConfig config) {

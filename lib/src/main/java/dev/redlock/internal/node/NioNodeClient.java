@@ -221,6 +221,11 @@ final class NioNodeClient implements NodeClient, NioLoop.Handler {
     }
 
     @Override
+    public String quarantined() {
+        return guard.quarantined();
+    }
+
+    @Override
     public String name() {
         return spec.name();
     }

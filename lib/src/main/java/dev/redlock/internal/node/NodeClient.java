@@ -15,6 +15,14 @@ public interface NodeClient extends AutoCloseable {
      */
     void submit(NodeOp op);
 
+    /**
+     * Why this node's votes do not count now under restart protection, and for about how long, as a sentence; null
+     * when they count (or nothing is known yet).
+     */
+    default String quarantined() {
+        return null;
+    }
+
     /** Stops taking acquires and extensions without waiting; queued releases still go out. */
     default void initiateClose() {}
 

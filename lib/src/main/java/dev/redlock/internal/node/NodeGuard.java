@@ -102,6 +102,11 @@ public final class NodeGuard {
         op.encodedRunId = run == null ? "" : run;
     }
 
+    /** See {@link NodeClient#quarantined()}. */
+    public String quarantined() {
+        return quarantine.standingOut(identity);
+    }
+
     public Quarantine.Identity identity() {
         return identity;
     }

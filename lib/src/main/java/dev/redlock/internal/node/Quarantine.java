@@ -282,6 +282,33 @@ public final class Quarantine {
         id.markerId = markerId;
     }
 
+    /**
+     * Why the node's votes do not count now because it lost data recently, with about how long until they do, or
+     * null (also when restart protection is off). For reports; a vote is judged by {@link #judge}.
+     */
+    public String standingOut(Identity id) {
+        if (!enabled) {
+            return null;
+        }
+        long now = ticker.nanoTime();
+        String why = recentLoss(id, now);
+        if (why == null) {
+            return null;
+        }
+        long window = windowNanos();
+        long left = 0;
+        for (long since : new long[] {
+            trustPersistent && id.persistent ? Long.MIN_VALUE : id.bootNanos,
+            id.runChangedAtNanos,
+            markerKey == null ? Long.MIN_VALUE : id.markerBornNanos
+        }) {
+            if (since != Long.MIN_VALUE) {
+                left = Math.max(left, window - (now - since));
+            }
+        }
+        return "restart protection: its votes count again in about " + (ms(left) + 999) / 1000 + " s (" + why + ")";
+    }
+
     /** Why a node must not vote now because it lost data recently, or null. */
     private String recentLoss(Identity id, long now) {
         long window = windowNanos();

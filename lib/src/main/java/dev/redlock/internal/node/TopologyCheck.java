@@ -64,6 +64,17 @@ public final class TopologyCheck {
      * @return the warnings found; never throws for what a node reports or for an unreachable node
      */
     public static TopologyReport run(RedlockConfig config) {
+        return run(config, name -> null);
+    }
+
+    /**
+     * Runs every check, synchronously, with what the client knows of restart protection.
+     *
+     * @param config the configuration whose nodes to inspect
+     * @param quarantined for a node name, why its votes do not count now and for how long (null when they count)
+     * @return the warnings found; never throws for what a node reports or for an unreachable node
+     */
+    public static TopologyReport run(RedlockConfig config, java.util.function.Function<String, String> quarantined) {
         List<String> problems = new ArrayList<>(configurationWarnings(config));
         List<String> unchecked = new ArrayList<>();
         List<NodeFacts> facts = new ArrayList<>();
@@ -79,7 +90,15 @@ public final class TopologyCheck {
         for (NodeFacts f : facts) {
             problems.addAll(f.problems);
         }
-        return TopologyReport.of(problems, unchecked, failures, noQuorum(facts));
+        List<String> standingOut = new ArrayList<>();
+        for (NodeFacts f : facts) {
+            String q = f.down == null && f.failures.isEmpty() ? quarantined.apply(f.name) : null;
+            if (q != null) {
+                f.down = q;
+                standingOut.add("node " + f.name + ": " + q);
+            }
+        }
+        return TopologyReport.of(problems, unchecked, failures, standingOut, noQuorum(facts));
     }
 
     /**
@@ -101,9 +120,11 @@ public final class TopologyCheck {
         if (usable >= need) {
             return null;
         }
-        return "no lock can be acquired: " + usable + " of " + n + " nodes can take part, and a RedLock needs " + need
+        return "no lock can be acquired now: " + usable + " of " + n + " nodes can take part, and a RedLock needs "
+                + need
                 + " (a MultiLock all " + n + "); not available: " + String.join(", ", out)
-                + ". Start or reach the nodes, or fix their credentials, until at least " + need + " can";
+                + ". Start or reach the nodes, fix their credentials, or wait out restart protection, until at least "
+                + need + " can";
     }
 
     /** Whether a failure is the server refusing the client's credentials (Redis' WRONGPASS, NOAUTH and kin). */

@@ -69,6 +69,11 @@ public final class TransportNodeClient implements NodeClient {
     }
 
     @Override
+    public String quarantined() {
+        return guard.quarantined();
+    }
+
+    @Override
     public String name() {
         return spec.name();
     }
