@@ -8,6 +8,7 @@ import dev.redlock.internal.node.TopologyCheck;
 import dev.redlock.internal.script.LockRef;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.Callable;
@@ -417,14 +418,33 @@ public final class RedlockClient implements AutoCloseable {
      *         "cannot check" was found; the message lists them
      */
     public TopologyReport check() {
-        return checkTopology(config, name -> {
-            for (dev.redlock.internal.node.NodeClient n : nodes.nodes()) {
-                if (n.name().equals(name)) {
-                    return n.quarantined();
-                }
+        return checkWithQuarantine();
+    }
+
+    /**
+     * Returns the nodes whose votes do not count now under restart protection (see
+     * {@link RedlockConfig.Builder#restartQuarantine(boolean)}): a node that started, restarted or lost its data less
+     * than the longest lease in use plus drift ago, as far as this client has seen. Each maps to a sentence saying why
+     * and about how many seconds are left. Reads what the client already knows: no I/O, cheap enough for every health
+     * check. Thread-safe.
+     *
+     * @return node name to sentence, in the configured order; empty when every node's votes count, when restart
+     *     protection is off, or before the client has read a node's {@code INFO}
+     */
+    public Map<String, String> restartProtection() {
+        Map<String, String> out = new java.util.LinkedHashMap<>();
+        for (dev.redlock.internal.node.NodeClient n : nodes.nodes()) {
+            String why = n.quarantined();
+            if (why != null) {
+                out.put(n.name(), why);
             }
-            return null;
-        });
+        }
+        return java.util.Collections.unmodifiableMap(out);
+    }
+
+    private TopologyReport checkWithQuarantine() {
+        Map<String, String> protection = restartProtection();
+        return checkTopology(config, protection::get);
     }
 
     private static TopologyReport checkTopology(RedlockConfig config) {

@@ -31,15 +31,18 @@ import org.springframework.boot.actuate.health.Health;
  *   <li>{@code nodes}: per node (by name), {@code status} {@code UP} or {@code DOWN}, and for a node that did not
  *       answer, {@code answer} (the {@link NodeStatus}: {@code ERROR}, {@code TIMEOUT}, {@code CIRCUIT_OPEN}, or
  *       {@code PENDING} for no answer within the per-node timeout) and {@code error};</li>
- *   <li>{@code reachable}, {@code quorum} and {@code total}: counts of nodes;</li>
+ *   <li>{@code reachable}, {@code voting} (reachable, and not kept out by restart protection), {@code quorum} and
+ *       {@code total}: counts of nodes; a reachable node under restart protection also has {@code restartProtection},
+ *       why and about how many seconds are left ({@link RedlockClient#restartProtection()});</li>
  *   <li>{@code topology}: the last topology check ({@link RedlockClient#check()}), run in the background at most once
  *       per {@code redlock.health.topology-check-interval} and never waited for: {@code pending} until the first
  *       completes, then {@code checkedAt}, {@code warnings} and {@code failures} (see {@link TopologyReport}). Topology
  *       findings never change the status.</li>
  * </ul>
  *
- * <p>What it cannot see: a node that answers but sits out of quorums under restart quarantine counts as reachable
- * (the probe is a read). Quarantined votes show in acquisition outcomes ({@link dev.redlock.RoundOutcome}), not here.
+ * <p>The status follows reachability only: a node under restart protection is UP, since it will vote by itself
+ * within a lease (a freshly started cluster would otherwise report DOWN for its first lease). While {@code voting} is
+ * below {@code quorum}, locks fail although the status is UP: alert on that detail, not on the status.
  */
 public class RedlockHealthIndicator extends AbstractHealthIndicator implements DisposableBean {
 
@@ -95,13 +98,21 @@ public class RedlockHealthIndicator extends AbstractHealthIndicator implements D
             return;
         }
         LockInfo probe = client.inspect(PROBE_LOCK);
+        Map<String, String> protection = client.restartProtection();
         Map<String, Object> nodes = new LinkedHashMap<>();
         int reachable = 0;
+        int voting = 0;
         for (NodeOutcome outcome : probe.nodes()) {
             Map<String, Object> node = new LinkedHashMap<>();
             if (answered(outcome.status())) {
                 reachable++;
                 node.put("status", "UP");
+                String waiting = protection.get(outcome.node());
+                if (waiting != null) {
+                    node.put("restartProtection", waiting);
+                } else {
+                    voting++;
+                }
             } else {
                 node.put("status", "DOWN");
                 node.put("answer", outcome.status().name());
@@ -122,6 +133,7 @@ public class RedlockHealthIndicator extends AbstractHealthIndicator implements D
         }
         builder.withDetail("nodes", nodes)
                 .withDetail("reachable", reachable)
+                .withDetail("voting", voting)
                 .withDetail("quorum", quorum)
                 .withDetail("total", total);
         if (!topologyCheckInterval.isZero()) {

@@ -44,6 +44,7 @@ class RedlockHealthIndicatorTest {
             assertThat(up.getStatus()).isEqualTo(Status.UP);
             assertThat(up.getDetails())
                     .containsEntry("reachable", 5)
+                    .containsEntry("voting", 5)
                     .containsEntry("quorum", 3)
                     .containsEntry("total", 5);
             assertThat(nodes(up))
@@ -74,6 +75,34 @@ class RedlockHealthIndicatorTest {
             await().atMost(Duration.ofSeconds(10))
                     .until(() -> Status.UP.equals(indicator.health().getStatus()));
         });
+    }
+
+    /**
+     * Freshly started masters: restart protection keeps their votes out for about a lease. The status stays UP (they
+     * vote by themselves soon), but each node says why and for how long, and {@code voting} says no lock can be had.
+     */
+    @Test
+    void restartProtectionShowsPerNodeAndInTheVotingCount() {
+        try (dev.redlock.testkit.RedisNodes fresh = dev.redlock.testkit.RedisNodes.start(3)) {
+            new ApplicationContextRunner()
+                    .withConfiguration(AutoConfigurations.of(
+                            RedlockAutoConfiguration.class, RedlockHealthContributorAutoConfiguration.class))
+                    .withPropertyValues(TestNodes.properties(fresh.uris()))
+                    .withPropertyValues("redlock.restart-quarantine=true", "redlock.lease-time=30s")
+                    .run(context -> {
+                        RedlockHealthIndicator indicator =
+                                context.getBean("redlockHealthIndicator", RedlockHealthIndicator.class);
+                        Health health = indicator.health();
+                        assertThat(health.getStatus()).isEqualTo(Status.UP);
+                        assertThat(health.getDetails())
+                                .containsEntry("reachable", 3)
+                                .containsEntry("voting", 0)
+                                .containsEntry("quorum", 2);
+                        assertThat(nodes(health))
+                                .allSatisfy((name, node) -> assertThat(String.valueOf(node.get("restartProtection")))
+                                        .contains("restart protection: its votes count again in about"));
+                    });
+        }
     }
 
     @Test
