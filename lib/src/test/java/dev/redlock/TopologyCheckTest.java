@@ -331,6 +331,16 @@ class TopologyCheckTest extends RedisBackedTest {
             String why = report.noQuorum().orElseThrow(() -> new AssertionError(report.toString()));
             assertTrue(why.contains("0 of 3 nodes can take part"), why);
             assertTrue(why.contains("restart protection"), why);
+
+            // A lock attempt meanwhile fails with a message in words: each node, why, and what to do.
+            NotEnoughNodesException e = assertThrows(
+                    NotEnoughNodesException.class,
+                    () -> client.redLock(uniqueName("fresh")).tryAcquire(Duration.ZERO, Duration.ofSeconds(30)));
+            String m = e.getMessage();
+            assertTrue(m.contains("it needs 2 of 3 nodes, and "), m);
+            assertTrue(m.contains("restart protection, its vote does not count yet (it has been up "), m);
+            assertTrue(m.contains("wait about a lease"), m);
+            assertFalse(m.contains("PENDING") || m.contains("QUARANTINED") || m.contains("RoundOutcome"), m);
         }
     }
 
