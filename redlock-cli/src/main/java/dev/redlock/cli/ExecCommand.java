@@ -207,6 +207,11 @@ public final class ExecCommand implements Callable<Integer> {
                     return lost ? ExitCodes.LEASE_LOST : ExitCodes.SOFTWARE;
                 }
                 ProcessBuilder pb = new ProcessBuilder(command).inheritIO();
+                String nodesVar = pb.environment().get("REDLOCK_NODES");
+                if (nodesVar != null && !nodesVar.equals(Secrets.mask(nodesVar))) {
+                    // Its URIs carry passwords: the command gets no secret it did not have to see.
+                    pb.environment().remove("REDLOCK_NODES");
+                }
                 pb.environment().put("REDLOCK_NAME", name);
                 pb.environment().put("REDLOCK_TOKEN", held.token());
                 held.fencingToken().ifPresent(t -> pb.environment().put("REDLOCK_FENCING_TOKEN", Long.toString(t)));

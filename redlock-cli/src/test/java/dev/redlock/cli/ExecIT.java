@@ -324,6 +324,38 @@ class ExecIT {
         }
     }
 
+    /**
+     * The command's environment has no password: {@code REDLOCK_NODES} with credentials in its URIs is not passed on
+     * (seen failing before: the child's {@code env} printed it).
+     */
+    @Test
+    void theCommandsEnvironmentHoldsNoPassword() throws Exception {
+        String secret = "Env-S3cret";
+        try (RedisNodes guarded = RedisNodes.start(3, List.of("--requirepass", secret))) {
+            List<String> withPassword = new ArrayList<>();
+            for (RedisServer s : guarded.servers()) {
+                withPassword.add("redis://:" + secret + "@127.0.0.1:" + s.port());
+            }
+            Cli.Result r = Cli.run(
+                    Duration.ofSeconds(30),
+                    Map.of("REDLOCK_NODES", String.join(",", withPassword)),
+                    "exec",
+                    "--name",
+                    "env-check",
+                    "--lease",
+                    "2s",
+                    "--wait",
+                    "15s",
+                    "--",
+                    "sh",
+                    "-c",
+                    "env");
+            assertEquals(0, r.exit(), r::toString);
+            assertTrue(r.out().contains("REDLOCK_NAME=env-check"), r::toString);
+            assertFalse(r.out().contains(secret) || r.err().contains(secret), r::toString);
+        }
+    }
+
     /** A command that cannot be started is reported (127) without the password of a URI in its name. */
     @Test
     void aCommandThatCannotStartIsReportedMasked() throws Exception {
