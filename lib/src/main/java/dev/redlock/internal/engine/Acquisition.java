@@ -220,6 +220,12 @@ final class Acquisition implements Round.Listener {
         }
     }
 
+    /** Takes {@code w} as this acquisition's place in its client's queue, told when it moves up to the pollers. */
+    void joined(WaitRoom.Waiter w) {
+        w.movedUp = this::movedUp;
+        waiter = w;
+    }
+
     /**
      * This acquisition's waiter moved up to the pollers while it slept parked: it sleeps no longer than a poll from
      * now. No round of its own now (a release's signal usually comes first); a timer left over from this sleep can
@@ -379,8 +385,7 @@ final class Acquisition implements Round.Listener {
             return;
         }
         if (waiter == null && engine.waitRoom != null && a.outcome.reason() == FailureReason.BUSY) {
-            waiter = engine.acquisitions.joinRoom(ref, this::signalled);
-            waiter.movedUp = this::movedUp;
+            joined(engine.acquisitions.joinRoom(ref, this::signalled));
             if (stopped || future.isDone()) {
                 // Cancelled (or timed out) while joining: the completion hook may have run before the waiter was
                 // set, so leave here too (leaving twice is harmless), or the key would keep a waiter forever.

@@ -292,8 +292,7 @@ final class Acquisitions extends EnginePart {
         if (adopted != null) {
             // The client has its place in the nodes' hand-over queue: wait here, with no round of its own until a
             // release names the client.
-            a.waiter = adopted;
-            adopted.movedUp = a::movedUp;
+            a.joined(adopted);
             a.sleepThenRound(firstSleep(a, delayAfterJoining(a.ref, adopted)));
         } else if (a.ref.handsOver()) {
             a.startRound(); // a place is taken only if refused
@@ -308,8 +307,7 @@ final class Acquisitions extends EnginePart {
             a.startRound();
         } else if (waitRoom != null && waitNanos > 0 && queuesBehindOthers(a.ref)) {
             // Others of this client already wait for this lock: queue behind them rather than overtake them.
-            a.waiter = joinRoom(a.ref, a::signalled);
-            a.waiter.movedUp = a::movedUp;
+            a.joined(joinRoom(a.ref, a::signalled));
             a.sleepThenRound(firstSleep(a, queuedDelay(a.waiter, 1)));
         } else {
             a.startRound();

@@ -305,7 +305,8 @@ final class WaitRoom {
                 next[0] = oldestUnsignalled(q);
             }
             if (at < POLLERS && q.waiters.size() >= POLLERS) {
-                // The first parked waiter, if any, is one of the pollers now: it tries at once and polls from then on.
+                // The first parked waiter, if any, is one of the pollers now: it is told (and polls from then on), or,
+                // if nobody listens for that, signalled (it tries at once).
                 Waiter up = q.waiters.get(POLLERS - 1);
                 if (up.parked && !up.signalled && up != next[0]) {
                     up.parked = false;
@@ -344,8 +345,9 @@ final class WaitRoom {
 
     /**
      * Parks {@code w} if {@value #POLLERS} waiters of its key are ahead of it: it need not poll until one of those
-     * leaves, when {@link #leave} tells it (or wakes it). Only for waiters that keep no place of their own on the nodes (a fair
-     * waiter, a preferred writer must come back within their place's window). Returns whether it is parked.
+     * leaves, when {@link #leave} tells it (or wakes it). Only for waiters that keep no place of their own on the
+     * nodes (a fair waiter, a preferred writer must come back within their place's window). Returns whether it is
+     * parked.
      */
     boolean park(Waiter w) {
         boolean[] parked = new boolean[1];
