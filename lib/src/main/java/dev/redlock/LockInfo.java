@@ -24,6 +24,7 @@ public final class LockInfo {
     private final String holder;
     private final int holdingNodes;
     private final Duration remaining;
+    private final List<Optional<HolderIdentity>> identities;
 
     /**
      * Creates a view; see {@link RedlockClient#inspect(String)}.
@@ -35,6 +36,30 @@ public final class LockInfo {
      * @param driftFactor the clock drift factor: {@code ttl * driftFactor + 2 ms} is taken off the remaining time
      */
     public LockInfo(String lockName, List<NodeOutcome> nodes, List<Optional<String>> holders, double driftFactor) {
+        this(lockName, nodes, holders, java.util.Collections.nCopies(nodes.size(), Optional.empty()), driftFactor);
+    }
+
+    /**
+     * Creates a view with each node's holder identity; see {@link RedlockClient#inspect(String)}.
+     *
+     * @param lockName the lock's name
+     * @param nodes each node's answer, as for {@link #LockInfo(String, List, List, double)}
+     * @param holders for each node, the holder's token prefix when the key is there
+     * @param identities for each node, the identity its holder's client wrote there, when it did
+     * @param driftFactor the clock drift factor
+     * @throws IllegalArgumentException if the three lists differ in size
+     */
+    public LockInfo(
+            String lockName,
+            List<NodeOutcome> nodes,
+            List<Optional<String>> holders,
+            List<Optional<HolderIdentity>> identities,
+            double driftFactor) {
+        if (holders.size() != nodes.size() || identities.size() != nodes.size()) {
+            throw new IllegalArgumentException("nodes, holders and identities must have one element per node, got "
+                    + nodes.size() + ", " + holders.size() + " and " + identities.size());
+        }
+        this.identities = List.copyOf(identities);
         this.lockName = Objects.requireNonNull(lockName, "lockName");
         this.nodes = List.copyOf(nodes);
         this.holders = List.copyOf(holders);
@@ -100,6 +125,40 @@ public final class LockInfo {
     }
 
     /**
+     * Returns who the majority holder is: host, process id, client name and, for a lease held about a second or more,
+     * thread and since when (see {@link HolderIdentity}). Of the nodes where the holder has the key, the first whose
+     * entry names a thread wins, else the first with an entry.
+     *
+     * @return the holder's identity, or empty when not {@link #locked()} or its client left no entry (a client of
+     *     an older version, or one that died more than 30 seconds ago)
+     */
+    public Optional<HolderIdentity> holderIdentity() {
+        if (holder == null) {
+            return Optional.empty();
+        }
+        Optional<HolderIdentity> found = Optional.empty();
+        for (int i = 0; i < identities.size(); i++) {
+            Optional<HolderIdentity> id = identities.get(i);
+            if (holders.get(i).filter(holder::equals).isPresent() && id.isPresent()) {
+                if (id.get().thread().isPresent()) {
+                    return id;
+                }
+                found = found.isPresent() ? found : id;
+            }
+        }
+        return found;
+    }
+
+    /**
+     * Returns each node's holder identity, in the configured order.
+     *
+     * @return per node, what the holder's client wrote there about itself, or empty
+     */
+    public List<Optional<HolderIdentity>> identities() {
+        return identities;
+    }
+
+    /**
      * Returns on how many nodes the most widespread holder has the key (a majority when {@link #locked()}; fewer
      * during a round in progress, or after nodes lost their data).
      *
@@ -152,6 +211,7 @@ public final class LockInfo {
                     .append(holdingNodes)
                     .append(" nodes");
         }
+        holderIdentity().ifPresent(id -> s.append(", holderIdentity=").append(id.describe()));
         if (remaining != null) {
             s.append(", remaining=").append(remaining.toMillis()).append("ms");
         }

@@ -74,6 +74,7 @@ public final class RedlockClient implements AutoCloseable {
         engine.listen(nodes);
         nodes.start();
         nodes.awaitFirstConnections(config.connectTimeout());
+        engine.holders().start();
         LOG.debug("started Redlock client over {} node(s): {}", nodes.nodes().size(), config.nodeNames());
     }
 
@@ -210,11 +211,13 @@ public final class RedlockClient implements AutoCloseable {
     private LockInfo info(String name, List<Inspection.NodeView> views) {
         List<NodeOutcome> outcomes = new java.util.ArrayList<>(views.size());
         List<Optional<String>> holders = new java.util.ArrayList<>(views.size());
+        List<Optional<HolderIdentity>> identities = new java.util.ArrayList<>(views.size());
         for (Inspection.NodeView v : views) {
             outcomes.add(v.outcome());
             holders.add(Optional.ofNullable(v.holderPrefix()));
+            identities.add(HolderIdentity.parse(v.holderEntry()));
         }
-        return new LockInfo(name, outcomes, holders, config.driftFactor());
+        return new LockInfo(name, outcomes, holders, identities, config.driftFactor());
     }
 
     /**
@@ -718,6 +721,8 @@ public final class RedlockClient implements AutoCloseable {
         if (!closed.compareAndSet(false, true)) {
             return;
         }
+        // While the connections are up: this client's entry (who holds what) leaves the nodes with it.
+        engine.holders().stop();
         engine.close();
         nodes.close();
         // Dropping what is still scheduled is safe: the engine failed every acquisition waiting for a retry,

@@ -102,6 +102,9 @@ public final class RedlockConfig {
     /** The longest key prefix, in UTF-8 bytes: 1024. */
     public static final int MAX_KEY_PREFIX_BYTES = 1024;
 
+    /** The longest {@link Builder#clientName(String)}, in characters. */
+    public static final int MAX_CLIENT_NAME_LENGTH = 200;
+
     private final List<NodeSpec> nodes;
     private final Duration perNodeTimeout;
     private final Duration connectTimeout;
@@ -113,6 +116,7 @@ public final class RedlockConfig {
     private final double retryJitter;
     private final Duration circuitOpenDuration;
     private final String keyPrefix;
+    private final String clientName;
     private final Duration maxHoldTime;
     private final int maxFailedExtensions;
     private final boolean restartQuarantine;
@@ -154,6 +158,7 @@ public final class RedlockConfig {
         this.retryJitter = b.retryJitter;
         this.circuitOpenDuration = b.circuitOpenDuration;
         this.keyPrefix = b.keyPrefix;
+        this.clientName = b.clientName == null ? defaultClientName() : b.clientName;
         this.maxHoldTime = b.maxHoldTime;
         this.maxFailedExtensions = b.maxFailedExtensions;
         this.restartQuarantine = b.restartQuarantine;
@@ -197,6 +202,7 @@ public final class RedlockConfig {
         b.retryJitter = retryJitter;
         b.circuitOpenDuration = circuitOpenDuration;
         b.keyPrefix = keyPrefix;
+        b.clientName = clientName;
         b.maxHoldTime = maxHoldTime;
         b.maxFailedExtensions = maxFailedExtensions;
         b.restartQuarantine = restartQuarantine;
@@ -345,6 +351,28 @@ public final class RedlockConfig {
      */
     public String keyPrefix() {
         return keyPrefix;
+    }
+
+    /**
+     * Returns the name this client gives itself in its entry on the nodes, which {@link RedlockClient#inspect(String)}
+     * shows beside a holder's host and process id. Default: the process's main class or jar, as
+     * {@code sun.java.command} names it, without arguments (which may hold secrets); {@code "java"} when unknown.
+     *
+     * @return the name, 1 to {@link #MAX_CLIENT_NAME_LENGTH} characters
+     */
+    public String clientName() {
+        return clientName;
+    }
+
+    /** The process's main class or jar file name, without its arguments. */
+    private static String defaultClientName() {
+        String command = System.getProperty("sun.java.command", "").trim();
+        if (command.isEmpty()) {
+            return "java";
+        }
+        String main = command.split("\\s+", 2)[0];
+        int slash = Math.max(main.lastIndexOf('/'), main.lastIndexOf('\\'));
+        return main.substring(slash + 1);
     }
 
     /**
@@ -529,7 +557,8 @@ public final class RedlockConfig {
                 + connectTimeout + ", leaseTime=" + leaseTime + ", driftFactor=" + driftFactor + ", minValidity="
                 + minValidity + ", waitBudget=" + waitBudget + ", retryDelay=" + retryDelay + ", retryJitter="
                 + retryJitter + ", circuitOpenDuration=" + circuitOpenDuration + ", keyPrefix='" + keyPrefix
-                + "', maxHoldTime=" + maxHoldTime + ", maxFailedExtensions=" + maxFailedExtensions
+                + "', clientName='" + clientName + "', maxHoldTime=" + maxHoldTime + ", maxFailedExtensions="
+                + maxFailedExtensions
                 + ", restartQuarantine=" + restartQuarantine + ", trustPersistentNodes=" + trustPersistentNodes
                 + ", identityCheckInterval=" + identityCheckInterval + ", maxReplyBytes=" + maxReplyBytes
                 + ", releaseNotifications=" + releaseNotifications + ", checkTopology=" + checkTopology
@@ -554,6 +583,7 @@ public final class RedlockConfig {
         private double retryJitter = DEFAULT_RETRY_JITTER;
         private Duration circuitOpenDuration = DEFAULT_CIRCUIT_OPEN_DURATION;
         private String keyPrefix = DEFAULT_KEY_PREFIX;
+        private String clientName;
         private Duration maxHoldTime = DEFAULT_MAX_HOLD_TIME;
         private int maxFailedExtensions = DEFAULT_MAX_FAILED_EXTENSIONS;
         private boolean restartQuarantine = true;
@@ -785,6 +815,32 @@ public final class RedlockConfig {
             Objects.requireNonNull(keyPrefix, "keyPrefix");
             LockRef.checkUtf8("keyPrefix", "a key prefix", keyPrefix, MAX_KEY_PREFIX_BYTES);
             this.keyPrefix = keyPrefix;
+            return this;
+        }
+
+        /**
+         * Sets the name this client gives itself on the nodes, shown by {@link RedlockClient#inspect(String)} (and
+         * {@code redlock status}) beside a holder's host, process id and thread, so that an operator can tell which
+         * service holds a lock. Readable by anyone who can read the nodes: put no secret in it. Default: the
+         * process's main class or jar file name (see {@link RedlockConfig#clientName()}).
+         *
+         * @param clientName the name: 1 to {@link #MAX_CLIENT_NAME_LENGTH} (200) characters, no control characters
+         * @return this builder
+         * @throws IllegalArgumentException if it is blank, longer than 200 characters, or has a control character
+         */
+        public Builder clientName(String clientName) {
+            Objects.requireNonNull(clientName, "clientName");
+            if (clientName.isBlank() || clientName.length() > MAX_CLIENT_NAME_LENGTH) {
+                throw new IllegalArgumentException("clientName: must be 1 to " + MAX_CLIENT_NAME_LENGTH
+                        + " characters and not blank, got " + clientName.length() + " characters");
+            }
+            for (int i = 0; i < clientName.length(); i++) {
+                if (Character.isISOControl(clientName.charAt(i))) {
+                    throw new IllegalArgumentException("clientName: must not contain control characters (such as a tab"
+                            + " or newline), found one at index " + i);
+                }
+            }
+            this.clientName = clientName;
             return this;
         }
 

@@ -23,6 +23,11 @@ public final class Tokens {
         return HEX.toHexDigits(random.nextLong()) + HEX.toHexDigits(random.nextLong());
     }
 
+    /** 64 random bits drawn from {@code random}, as 16 hex digits: a client's id, or the random half of a token. */
+    public static String half(RandomGenerator random) {
+        return HEX.toHexDigits(random.nextLong());
+    }
+
     /** The part of a token that is safe to log: enough to correlate, too little to release someone's lock. */
     public static String prefix(String token) {
         return token.length() <= 8 ? token : token.substring(0, 8);

@@ -62,6 +62,9 @@ final class Acquisition implements Round.Listener {
     /** In the key's wait queue once a round was refused by a holder; null before, or without notifications. */
     volatile WaitRoom.Waiter waiter;
 
+    /** The name of the thread that asked: its lease's holder, as inspections show it. */
+    private final String caller;
+
     /** An asynchronous acquisition. */
     Acquisition(QuorumEngine engine, LockRef ref, long ttlMillis, long waitNanos, boolean autoExtend) {
         this(engine, ref, ttlMillis, waitNanos, autoExtend, null);
@@ -76,6 +79,7 @@ final class Acquisition implements Round.Listener {
         this.forever = waitNanos == QuorumEngine.FOREVER;
         this.deadline = engine.ticker.nanoTime() + (forever ? 0 : waitNanos);
         this.joiner = joiner;
+        this.caller = Thread.currentThread().getName();
         // Cancelled, timed out (orTimeout) or completed by the caller: no further round, and a lease won by the
         // round in flight is given back when it decides.
         CompletableFuture<?> unused = future.whenComplete((r, e) -> {
@@ -278,7 +282,8 @@ final class Acquisition implements Round.Listener {
         rounds++;
         WaitRoom.Waiter w = waiter;
         woken = w != null && engine.waitRoom.consumeSignal(w);
-        token = Tokens.next(engine.random);
+        // 64 random bits, then the client's id: an inspection finds the holder's client entry through it.
+        token = Tokens.half(engine.random) + engine.clientId;
         long t1 = engine.ticker.nanoTime();
         Round round = engine.acquireRound
                 .start(ref, t1)
@@ -368,7 +373,7 @@ final class Acquisition implements Round.Listener {
             return;
         }
         if (a.lease != null) {
-            deliver(new AcquireResult(engine.acquisitions.started(a, autoExtend).lease, a.outcome, rounds));
+            deliver(new AcquireResult(engine.acquisitions.started(a, autoExtend, caller).lease, a.outcome, rounds));
             return;
         }
         if (stopped) {

@@ -366,9 +366,9 @@ final class Acquisitions extends EnginePart {
             new java.util.concurrent.atomic.AtomicLong(System.nanoTime() - TimeUnit.SECONDS.toNanos(2));
 
     /** Hands out a won lease: the watchdog takes over auto-extended ones. */
-    Attempt started(Attempt a, boolean autoExtend) {
+    Attempt started(Attempt a, boolean autoExtend, String thread) {
         if (a.lease != null) {
-            engine.leases.started(a.lease, autoExtend);
+            engine.leases.started(a.lease, autoExtend, thread);
         }
         return a;
     }

@@ -41,6 +41,10 @@ public final class DefaultLease implements Lease {
     private final Round acquireRound;
 
     private volatile boolean autoExtended;
+    /** Who asked for it and when it was handed out (epoch ms): shown by inspections, never used in a decision. */
+    private volatile String holderThread;
+
+    private volatile long heldSinceEpochMillis;
     private volatile long fencingToken = -1;
 
     /** Set by the watchdog when it stops at the maximum hold time; the expiry that follows is reported as such. */
@@ -91,6 +95,20 @@ public final class DefaultLease implements Lease {
 
     Round acquireRound() {
         return acquireRound;
+    }
+
+    /** Set once, before the lease is handed out. */
+    void heldBy(String thread, long sinceEpochMillis) {
+        this.holderThread = thread;
+        this.heldSinceEpochMillis = sinceEpochMillis;
+    }
+
+    String holderThread() {
+        return holderThread;
+    }
+
+    long heldSinceEpochMillis() {
+        return heldSinceEpochMillis;
     }
 
     /** Set once, before the lease is handed out. */

@@ -15,8 +15,11 @@ public final class Inspection extends EnginePart {
         super(engine);
     }
 
-    /** What one node said of a lock key: its outcome (TAKEN with the TTL, or ALREADY_EXPIRED), and who holds it. */
-    public record NodeView(NodeOutcome outcome, String holderPrefix) {}
+    /**
+     * What one node said of a lock key: its outcome (TAKEN with the TTL, or ALREADY_EXPIRED), who holds it, and the
+     * holder's client entry there ({host, pid, name, lease}, see {@code inspect.lua}; null when the node has none).
+     */
+    public record NodeView(NodeOutcome outcome, String holderPrefix, String[] holderEntry) {}
 
     /**
      * Reads a lock key on every node in parallel, waiting at most one per-node timeout; nodes that did not answer by
@@ -41,8 +44,8 @@ public final class Inspection extends EnginePart {
         CompletableFuture<Round> all = round.allAnswered();
         long sendBy = t1 + perNodeTimeoutNanos;
         engine.fanOut(round, i -> {
-            // An inspection needs no token; a forced delete carries the holder seen on that node, if any.
-            String holder = holders == null ? "" : holders.get(i);
+            // An inspection carries the key prefix of clients' entries; a forced delete, the holder seen on that node.
+            String holder = holders == null ? engine.holders.entryPrefix() : holders.get(i);
             if (holder == null) {
                 round.onReply(i, NodeStatus.ALREADY_EXPIRED, null, null); // nothing seen there: nothing to delete
                 return null;
@@ -60,7 +63,8 @@ public final class Inspection extends EnginePart {
         List<NodeView> views = new ArrayList<>(outcomes.size());
         for (int i = 0; i < outcomes.size(); i++) {
             NodeOp op = round.opOf(i);
-            views.add(new NodeView(outcomes.get(i), op == null ? null : op.holderPrefix()));
+            views.add(new NodeView(
+                    outcomes.get(i), op == null ? null : op.holderPrefix(), op == null ? null : op.holderEntry()));
         }
         return views;
     }

@@ -21,13 +21,23 @@ final class Leases {
         return active.size();
     }
 
-    /** Hands out a won lease: counted, and the watchdog takes over an auto-extended one. */
-    void started(DefaultLease lease, boolean autoExtend) {
+    /**
+     * Hands out a won lease: counted, and the watchdog takes over an auto-extended one.
+     *
+     * @param thread the name of the thread that asked for it, for inspections of the lock
+     */
+    void started(DefaultLease lease, boolean autoExtend, String thread) {
+        lease.heldBy(thread, System.currentTimeMillis()); // wall clock: shown to operators, never decides anything
         active.add(lease);
         if (autoExtend) {
             lease.autoExtended(true);
             engine.watchdog.start(lease);
         }
+    }
+
+    /** The leases held now (a snapshot; some may have just ended). */
+    DefaultLease[] snapshot() {
+        return active.toArray(new DefaultLease[0]);
     }
 
     /** The lease was released or lost: no longer counted, and listeners hear of a loss. */

@@ -77,6 +77,10 @@ public final class QuorumEngine implements AutoCloseable {
     private final Inspection inspection;
     /** The leases handed out and not yet released or lost. */
     final Leases leases;
+    /** This client's id: the second half of its tokens, and its place in a plain lock's hand-over queue. */
+    final String clientId;
+
+    final Holders holders;
     /** Run once when the client closes: waits that are not the engine's own (a semaphore's) end then too. */
     private final CloseListeners closeListeners = new CloseListeners();
 
@@ -135,12 +139,9 @@ public final class QuorumEngine implements AutoCloseable {
         this.handOverWindowNanos = TimeUnit.MILLISECONDS.toNanos(Math.max(
                 1_000,
                 3 * (long) Math.ceil(config.retryDelay().toMillis() * (1 + Math.min(config.retryJitter(), 0.999)))));
+        this.clientId = Tokens.half(random);
         this.waitRoom = config.releaseNotifications()
-                ? new WaitRoom(
-                        Subscriptions.via(() -> subscriptions),
-                        Tokens.next(random).substring(0, 16),
-                        nodes.size() / 2 + 1,
-                        roomHooks())
+                ? new WaitRoom(Subscriptions.via(() -> subscriptions), clientId, nodes.size() / 2 + 1, roomHooks())
                 : null;
         this.acquireRound = new AcquireRound(this);
         this.fenceRound = new FenceRound(this);
@@ -149,6 +150,15 @@ public final class QuorumEngine implements AutoCloseable {
         this.acquisitions = new Acquisitions(this);
         this.inspection = new Inspection(this);
         this.leases = new Leases(this);
+        this.holders = new Holders(this);
+    }
+
+    /**
+     * Publishes on every node, from now until {@link Holders#stop()}, who this client is and which of its leases are
+     * held for a while, so that inspections can name a lock's holder. A real client starts it; a simulation does not.
+     */
+    public Holders holders() {
+        return holders;
     }
 
     /**

@@ -121,10 +121,14 @@ public final class NodeGuard {
 
     /**
      * Lets an op through the breaker, or answers it {@link NodeStatus#CIRCUIT_OPEN} at once. Releases (and forced
-     * unlocks) always pass and take no permission: an earlier acquire may have been applied.
+     * unlocks) always pass and take no permission: an earlier acquire may have been applied. A client's entry (who
+     * holds what) passes too: it votes in nothing, so it must not use up a half-open breaker's trial calls.
      */
     public boolean admit(NodeOp op) {
-        if (op.kind == NodeOp.Kind.RELEASE || op.kind == NodeOp.Kind.MARKER || op.kind == NodeOp.Kind.FORCE_RELEASE) {
+        if (op.kind == NodeOp.Kind.RELEASE
+                || op.kind == NodeOp.Kind.MARKER
+                || op.kind == NodeOp.Kind.FORCE_RELEASE
+                || op.kind == NodeOp.Kind.HOLDERS) {
             return true;
         }
         if (breaker.tryAcquirePermission()) {

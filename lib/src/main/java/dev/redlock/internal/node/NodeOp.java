@@ -39,7 +39,12 @@ public final class NodeOp {
         /** {@code inspect.lua}: who holds the key (a token prefix) and its TTL; changes nothing. */
         INSPECT,
         /** {@code force.lua}: deletes the key if the holder an inspection saw still has it (a forced unlock). */
-        FORCE_RELEASE
+        FORCE_RELEASE,
+        /**
+         * {@code holders.lua}: replaces the client's entry (who it is, its leases held for a while); the token field
+         * carries the entry's fields and the TTL its lifetime. Belongs to no lock.
+         */
+        HOLDERS
     }
 
     final Kind kind;
@@ -91,6 +96,11 @@ public final class NodeOp {
     boolean counterValid;
     /** An inspection: the first 8 characters of the token the key holds there; null if absent or before a reply. */
     String holderPrefix;
+    /**
+     * An inspection: the holder's client entry there, {host, pid, name, lease} (an element null when missing); null
+     * when the node has no entry for that client.
+     */
+    String[] holderEntry;
     /** A refused acquire: the holder's key's remaining TTL on the node in ms (-1 none, -2 gone); -1 before a reply. */
     long holderTtlMillis = -1;
     /** Whether the node's fencing counters are intact (never lost since the cluster's counters started). */
@@ -202,6 +212,14 @@ public final class NodeOp {
     /** An inspection's answer: the first 8 characters of the holder's token there; null if absent or unanswered. */
     public String holderPrefix() {
         return holderPrefix;
+    }
+
+    /**
+     * An inspection's answer: the holder's client entry there, {host, pid, name, lease} (see {@code inspect.lua}); null
+     * when absent.
+     */
+    public String[] holderEntry() {
+        return holderEntry == null ? null : holderEntry.clone();
     }
 
     /** A refused acquire's answer: the holder's key's remaining TTL in ms (-1 none, -2 gone); -1 before a reply. */
@@ -386,7 +404,10 @@ public final class NodeOp {
             case MARKER:
                 return script(LuaScript.MARKER, new String[] {markerKey}, markerArgs);
             case INSPECT:
-                return script(LuaScript.INSPECT, new String[] {key}, new String[0]);
+                // The token field carries the key prefix of clients' entries.
+                return script(LuaScript.INSPECT, new String[] {key}, new String[] {token});
+            case HOLDERS:
+                return script(LuaScript.HOLDERS, new String[] {key}, new String[] {Long.toString(ttlMillis), token});
             case FORCE_RELEASE:
                 // The token field carries the holder's prefix the inspection saw on this node.
                 return script(LuaScript.FORCE, LockRef.forceKeys(key).toArray(new String[0]), new String[] {token});
@@ -443,13 +464,20 @@ public final class NodeOp {
             throw new IllegalStateException("unexpected reply to " + kind + ": " + describe(reply));
         }
         if (kind == Kind.INSPECT) {
-            if (reply instanceof List && ((List<?>) reply).size() == 2) {
+            if (reply instanceof List && (((List<?>) reply).size() == 2 || ((List<?>) reply).size() == 6)) {
                 List<?> r = (List<?>) reply;
                 holderTtlMillis = number(r.get(1));
                 if (r.get(0) == null) {
                     return NodeStatus.ALREADY_EXPIRED; // absent
                 }
                 holderPrefix = text(r.get(0));
+                if (r.size() == 6) {
+                    String[] entry = new String[4];
+                    for (int i = 0; i < 4; i++) {
+                        entry[i] = r.get(2 + i) == null ? null : text(r.get(2 + i));
+                    }
+                    holderEntry = entry;
+                }
                 return NodeStatus.TAKEN;
             }
             throw new IllegalStateException("unexpected reply to " + kind + ": " + describe(reply));
@@ -460,7 +488,7 @@ public final class NodeOp {
                     ? NodeStatus.RELEASED
                     : code == 0 ? NodeStatus.ALREADY_EXPIRED : NodeStatus.OWNED_BY_ANOTHER;
         }
-        if (kind == Kind.MARKER && (code == 0 || code == 1)) {
+        if ((kind == Kind.MARKER || kind == Kind.HOLDERS) && (code == 0 || code == 1)) {
             return NodeStatus.GRANTED;
         }
         if (code == 1) {

@@ -29,13 +29,15 @@ public final class LuaScript {
     /** Copies a fencing counter into a node whose counters are being repaired. */
     public static final LuaScript REPAIR = load("repair.lua");
 
-    /** Reads who holds a lock key (a token prefix) and its TTL, for inspection. */
+    /** Reads who holds a lock key (a token prefix, and the holder's client entry) and its TTL, for inspection. */
     public static final LuaScript INSPECT = load("inspect.lua");
     /** Deletes a lock key still held by the holder an inspection saw (a forced unlock), and tells its waiters. */
     public static final LuaScript FORCE = load("force.lua");
+    /** Replaces a client's entry: who it is and which of its leases are held for a while (read by inspections). */
+    public static final LuaScript HOLDERS = load("holders.lua");
     /** Every script the lock path sends, in the order a new connection loads them. */
     public static final java.util.List<LuaScript> ALL =
-            java.util.List.of(ACQUIRE, RELEASE, EXTEND, FENCE, MARKER, INSPECT, FORCE);
+            java.util.List.of(ACQUIRE, RELEASE, EXTEND, FENCE, MARKER, INSPECT, FORCE, HOLDERS);
 
     private final String name;
     private final String source;
