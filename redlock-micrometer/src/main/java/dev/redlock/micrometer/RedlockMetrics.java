@@ -17,6 +17,8 @@ import io.micrometer.core.instrument.Timer;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.Objects;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * Micrometer meters for a {@link RedlockClient}. Register it as the client's listener, then bind the gauges to the
@@ -40,6 +42,12 @@ import java.util.Objects;
  *       {@code pending}).</li>
  *   <li>{@value #ACTIVE} and {@value #WATCHED} (gauges, once bound): leases held, and leases the watchdog keeps.</li>
  *   <li>{@value #LOST} (counter, tagged {@code reason}) and {@value #EXTENSIONS_FAILED} (counter).</li>
+ *   <li>{@value #RESTART_PROTECTED_NODES} (gauge, once bound): how many nodes restart protection keeps from voting
+ *       now ({@link RedlockClient#restartProtection()}). While the configured nodes minus this are below a quorum, no
+ *       lock can be had although every node answers.</li>
+ *   <li>{@value #RESTART_PROTECTION_REMAINING} (gauge per node, once bound, in seconds, tagged {@code node}): about
+ *       how many seconds are left until the node's votes count again, rounded up to a whole second; 0 when its votes
+ *       count.</li>
  * </ul>
  *
  * <p>No meter is tagged with a lock's name: names are unbounded, and one meter per name would grow the registry
@@ -61,6 +69,13 @@ public final class RedlockMetrics implements RedlockListener {
     public static final String LOST = "redlock.leases.lost";
     /** The failed-extensions counter's name. */
     public static final String EXTENSIONS_FAILED = "redlock.extensions.failed";
+    /** The name of the gauge of nodes kept from voting by restart protection. */
+    public static final String RESTART_PROTECTED_NODES = "redlock.nodes.restart.protected";
+    /** The name of the per-node gauge of seconds left under restart protection. */
+    public static final String RESTART_PROTECTION_REMAINING = "redlock.node.restart.protection.remaining";
+
+    /** How {@link RedlockClient#restartProtection()} states the time left: "... count again in about 12 s (...)". */
+    private static final Pattern SECONDS_LEFT = Pattern.compile("\\bin about (\\d+) s\\b");
 
     private final MeterRegistry registry;
     private final Tags common;
@@ -87,8 +102,9 @@ public final class RedlockMetrics implements RedlockListener {
     }
 
     /**
-     * Registers the gauges of held and watched leases for {@code client}. The gauges hold the client weakly, as
-     * Micrometer gauges do: a client that is gone reads as NaN.
+     * Registers the gauges of {@code client}: held and watched leases, the nodes under restart protection, and per
+     * node the seconds left under it. The gauges read what the client already knows (no I/O) and hold the client
+     * weakly, as Micrometer gauges do: a client that is gone reads as NaN.
      *
      * @param client the client whose listener this is
      * @return this
@@ -103,7 +119,39 @@ public final class RedlockMetrics implements RedlockListener {
                 .description("Leases the client's watchdog keeps extending")
                 .tags(common)
                 .register(registry);
+        Gauge.builder(
+                        RESTART_PROTECTED_NODES,
+                        client,
+                        c -> c.restartProtection().size())
+                .description("Nodes whose votes do not count now: restart protection keeps out a node that started, "
+                        + "restarted or lost its data less than the longest lease in use ago")
+                .tags(common)
+                .register(registry);
+        for (String node : client.nodeNames()) {
+            Gauge.builder(
+                            RESTART_PROTECTION_REMAINING,
+                            client,
+                            c -> secondsLeft(c.restartProtection().get(node)))
+                    .description("About how many seconds are left until the node's votes count again; 0 when they"
+                            + " count")
+                    .baseUnit("seconds")
+                    .tags(common)
+                    .tag("node", node)
+                    .register(registry);
+        }
         return this;
+    }
+
+    /**
+     * The seconds left in one node's restart protection sentence, 0 for a node that votes, NaN when the sentence does
+     * not say.
+     */
+    static double secondsLeft(String protection) {
+        if (protection == null) {
+            return 0;
+        }
+        Matcher m = SECONDS_LEFT.matcher(protection);
+        return m.find() ? Double.parseDouble(m.group(1)) : Double.NaN;
     }
 
     @Override
