@@ -123,6 +123,18 @@ public final class ChaosCluster implements AutoCloseable {
         return uris;
     }
 
+    /**
+     * Names node {@code i} for people: its index and the port its {@code redis-server} listens on, which stays the
+     * same across restarts, e.g. {@code "node 1 (:7001)"}. Clients of a cluster with fault proxies connect to the
+     * proxy's port instead ({@link #uris()}).
+     *
+     * @param i the node's index
+     * @return the label
+     */
+    public String label(int i) {
+        return "node " + i + " (:" + servers.get(i).port() + ")";
+    }
+
     public RedisServer server(int i) {
         return servers.get(i);
     }
