@@ -9,9 +9,14 @@ import java.awt.image.BufferedImage;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import javax.imageio.ImageIO;
 import org.junit.jupiter.api.Test;
 
@@ -60,11 +65,102 @@ class ChaosIT {
         assertTrue(colors.size() > 20, "bars in several colours: " + colors.size());
         assertTrue(Files.readString(out.resolve("timeline.html")).contains("data:image/png;base64,"));
         assertTrue(Files.readString(out.resolve("history.jsonl")).contains("\"kill\""));
-        Cli.JSON.readTree(out.resolve("report.json").toFile());
+        JsonNode written = Cli.JSON.readTree(out.resolve("report.json").toFile());
+        assertEquals(doc.get("timeline"), written.get("timeline"), "--json prints what report.json holds");
+        assertEquals(3, doc.get("nodeLabels").size(), r::toString);
 
         Cli.Result list = Cli.run("chaos", "--list", "--json");
         assertEquals(0, list.exit(), list::toString);
         assertTrue(Cli.JSON.readTree(list.out()).get("scenarios").size() >= 5);
+    }
+
+    /**
+     * The timeline marks every attempt that ended without a lease, busy apart from not enough nodes, and names each
+     * node with its port; the text report names the nodes the same way. A majority killed for a while gives
+     * not-enough-nodes failures; eight clients on one lock give busy ones. The picture's series are checked through
+     * report.json, which describes the drawn chart, against the history itself.
+     */
+    @Test
+    void timelineMarksFailedAttemptsAndNamesNodesByPort() throws Exception {
+        Path out = Cli.WORK.resolve("chaos-report-failures");
+        Cli.Result r = Cli.run(
+                Duration.ofSeconds(90),
+                Map.of(),
+                "chaos",
+                "--scenario",
+                "kill-majority",
+                "--seed",
+                "11",
+                "--duration",
+                "6s",
+                "--nodes",
+                "3",
+                "--clients",
+                "8",
+                "--out",
+                out.toString());
+        assertEquals(0, r.exit(), r::toString);
+        JsonNode doc = Cli.JSON.readTree(out.resolve("report.json").toFile());
+
+        // Nodes are named with the port their redis-server listens on, in the report and on the timeline's rows.
+        List<String> labels = new ArrayList<>();
+        Set<Integer> ports = new HashSet<>();
+        for (int i = 0; i < 3; i++) {
+            int port = doc.get("nodePorts").get(i).asInt();
+            assertTrue(port > 0 && ports.add(port), "distinct ports: " + doc.get("nodePorts"));
+            labels.add("node " + i + " (:" + port + ")");
+            assertEquals(labels.get(i), doc.get("nodeLabels").get(i).asText());
+        }
+        List<String> rows = new ArrayList<>();
+        doc.get("timeline").get("rows").forEach(n -> rows.add(n.asText()));
+        List<String> expectedRows = new ArrayList<>();
+        for (int c = 0; c < 8; c++) {
+            expectedRows.add("client " + c);
+        }
+        expectedRows.addAll(labels);
+        assertEquals(expectedRows, rows);
+        assertTrue(r.out().contains("nodes: " + String.join(", ", labels)), r::toString);
+
+        // The fault schedule names the killed nodes the same way, in the text report and in report.json.
+        Matcher kill = Pattern.compile("\\+\\s*\\d+ ms  kill (node \\d \\(:\\d+\\)), (node \\d \\(:\\d+\\))")
+                .matcher(r.out());
+        assertTrue(kill.find(), r::toString);
+        assertTrue(labels.contains(kill.group(1)) && labels.contains(kill.group(2)), r::toString);
+        assertTrue(doc.get("schedule").get(0).get("fault").asText().contains(kill.group(1)), doc::toString);
+
+        // Failed attempts on the timeline: one series per reason, one mark per attempt the history records.
+        Map<String, Integer> fromHistory = new HashMap<>();
+        for (String line : Files.readAllLines(out.resolve("history.jsonl"))) {
+            JsonNode op = Cli.JSON.readTree(line);
+            if (op.get("type").asText().equals("op")
+                    && !op.get("outcome").asText().equals("OK")) {
+                String reason = op.get("outcome").asText().equals("FAIL")
+                        ? op.get("failure").asText()
+                        : "error";
+                fromHistory.merge(reason, 1, Integer::sum);
+            }
+        }
+        Map<String, Integer> series = new HashMap<>();
+        doc.get("timeline")
+                .get("series")
+                .forEach(s -> series.put(s.get("name").asText(), s.get("items").asInt()));
+        int busy = fromHistory.getOrDefault("BUSY", 0);
+        int noQuorum = fromHistory.getOrDefault("NOT_ENOUGH_NODES", 0);
+        int other = fromHistory.values().stream().mapToInt(Integer::intValue).sum() - busy - noQuorum;
+        assertTrue(busy > 0, "eight clients on one lock: some waited in vain " + fromHistory);
+        assertTrue(noQuorum > 0, "a majority down: attempts without a quorum " + fromHistory);
+        assertEquals(busy, series.get("not acquired: busy"), series::toString);
+        assertEquals(noQuorum, series.get("not acquired: not enough nodes"), series::toString);
+        assertEquals(other, series.getOrDefault("not acquired: other reason", 0), series::toString);
+        JsonNode counted = doc.get("summary").get("notAcquired");
+        assertEquals(busy, counted.get("busy").asInt());
+        assertEquals(noQuorum, counted.get("notEnoughNodes").asInt());
+        assertTrue(
+                r.out()
+                        .contains("not acquired: " + busy + " busy, " + noQuorum + " not enough nodes, " + other
+                                + " other"),
+                r::toString);
+        assertTrue(Files.readString(out.resolve("timeline.html")).contains(labels.get(0)));
     }
 
     /** An --out that cannot be a directory is refused with 64 before the run starts, not after it. */

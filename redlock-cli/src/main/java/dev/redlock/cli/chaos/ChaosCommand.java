@@ -15,6 +15,7 @@ import dev.redlock.cli.ExitCodes;
 import dev.redlock.cli.Json;
 import java.io.IOException;
 import java.io.PrintWriter;
+import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.SecureRandom;
@@ -56,6 +57,9 @@ import picocli.CommandLine.Option;
             "70:the run could not be carried out (a node failed to start, a client crashed)"
         })
 public final class ChaosCommand implements Callable<Integer> {
+
+    /** How many fault steps the text report lists; report.json and timeline.html have them all. */
+    private static final int MAX_STEPS_SHOWN = 20;
 
     @Option(names = "--list", description = "List the scenarios and exit.")
     boolean list;
@@ -156,7 +160,15 @@ public final class ChaosCommand implements Callable<Integer> {
         long origin;
         long end;
         Nemesis nemesis = new Nemesis();
+        List<Report.Node> nodeList = new ArrayList<>();
         try (ChaosCluster cluster = ChaosCluster.start(nodes, chosen.options())) {
+            for (int i = 0; i < cluster.size(); i++) {
+                nodeList.add(new Report.Node(
+                        i,
+                        cluster.label(i),
+                        cluster.server(i).port(),
+                        URI.create(cluster.uris().get(i)).getPort()));
+            }
             chosen.plan().plan(cluster, random, duration, nemesis, settings);
             cluster.onFault(history::add);
             origin = System.nanoTime();
@@ -189,12 +201,38 @@ public final class ChaosCommand implements Callable<Integer> {
         History.Summary summary = history.summarize(verdicts);
         boolean valid = verdicts.stream().noneMatch(r -> r.validity() == CheckResult.Validity.INVALID);
 
-        Report report = new Report(chosen, runSeed, nodes, clients, duration, summary, verdicts, nemesis);
-        report.write(out, history, origin, end);
+        Report report = new Report(
+                chosen,
+                runSeed,
+                List.copyOf(nodeList),
+                clients,
+                duration,
+                summary,
+                Report.NotAcquired.of(history),
+                verdicts,
+                nemesis);
+        Map<String, Object> written = report.write(out, history, origin, end);
         if (json) {
-            Json.println(stdout, report.toMap(out));
+            Json.println(stdout, written);
         } else {
             stdout.println("redlock chaos: " + chosen.name() + " seed " + runSeed + ": " + summary);
+            stdout.println("  not acquired: " + report.notAcquired());
+            stdout.println("  nodes: "
+                    + String.join(
+                            ", ",
+                            nodeList.stream()
+                                    .map(n -> n.label()
+                                            + (n.clientPort() == n.port() ? "" : " via fault proxy :" + n.clientPort()))
+                                    .toList()));
+            List<Nemesis.Step> steps = nemesis.steps();
+            stdout.println("  faults: " + (steps.isEmpty() ? "none" : steps.size() + " steps"));
+            steps.stream()
+                    .limit(MAX_STEPS_SHOWN)
+                    .forEach(step -> stdout.printf(
+                            Locale.ROOT, "    +%6d ms  %s%n", step.at().toMillis(), step.description()));
+            if (steps.size() > MAX_STEPS_SHOWN) {
+                stdout.println("    ... " + (steps.size() - MAX_STEPS_SHOWN) + " more in report.json");
+            }
             for (CheckResult r : verdicts) {
                 stdout.println("  " + r);
                 r.violations().stream().limit(3).forEach(v -> stdout.println("      " + v));

@@ -103,6 +103,11 @@ public final class Scenarios {
         return nodes;
     }
 
+    /** Several nodes for a step's description: "node 0 (:7001), node 3 (:7004)". */
+    private static String labels(ChaosCluster cluster, List<Integer> nodes) {
+        return String.join(", ", nodes.stream().map(cluster::label).toList());
+    }
+
     private static int minority(ChaosCluster cluster) {
         return (cluster.size() - 1) / 2;
     }
@@ -126,18 +131,18 @@ public final class Scenarios {
             long span = Math.min(400 + random.nextInt(1_100), end - 300 - at);
             switch (random.nextInt(3)) {
                 case 0 -> {
-                    nemesis.at(ms(at), "kill node " + node, () -> cluster.kill(node));
-                    nemesis.at(ms(at + span), "restart node " + node, () -> cluster.restart(node));
+                    nemesis.at(ms(at), "kill " + cluster.label(node), () -> cluster.kill(node));
+                    nemesis.at(ms(at + span), "restart " + cluster.label(node), () -> cluster.restart(node));
                 }
                 case 1 -> {
-                    nemesis.at(ms(at), "SIGSTOP node " + node, () -> cluster.pause(node));
-                    nemesis.at(ms(at + span), "SIGCONT node " + node, () -> cluster.resume(node));
+                    nemesis.at(ms(at), "SIGSTOP " + cluster.label(node), () -> cluster.pause(node));
+                    nemesis.at(ms(at + span), "SIGCONT " + cluster.label(node), () -> cluster.resume(node));
                 }
                 default -> {
                     Duration pause = ms(Math.min(span, 500));
                     nemesis.at(
                             ms(at),
-                            "CLIENT PAUSE WRITE " + pause.toMillis() + " ms on node " + node,
+                            "CLIENT PAUSE WRITE " + pause.toMillis() + " ms on " + cluster.label(node),
                             () -> cluster.clientPauseWrites(node, pause));
                     span = pause.toMillis();
                 }
@@ -154,8 +159,8 @@ public final class Scenarios {
         long restartAt = end * 7 / 10;
         for (int node : victims) {
             long at = end / 5 + random.nextInt((int) Math.max(1, end / 5));
-            nemesis.at(ms(at), "kill node " + node, () -> cluster.kill(node));
-            nemesis.at(ms(restartAt), "restart node " + node, () -> cluster.restart(node));
+            nemesis.at(ms(at), "kill " + cluster.label(node), () -> cluster.kill(node));
+            nemesis.at(ms(restartAt), "restart " + cluster.label(node), () -> cluster.restart(node));
         }
     }
 
@@ -164,8 +169,8 @@ public final class Scenarios {
         trustPersistence(workload);
         long end = duration.toMillis();
         List<Integer> victims = shuffled(cluster, random).subList(0, cluster.size() / 2 + 1);
-        nemesis.at(ms(end * 3 / 10), "kill nodes " + victims, () -> victims.forEach(cluster::kill));
-        nemesis.at(ms(end * 6 / 10), "restart nodes " + victims, () -> victims.forEach(cluster::restart));
+        nemesis.at(ms(end * 3 / 10), "kill " + labels(cluster, victims), () -> victims.forEach(cluster::kill));
+        nemesis.at(ms(end * 6 / 10), "restart " + labels(cluster, victims), () -> victims.forEach(cluster::restart));
     }
 
     private static void pauseMinority(
@@ -175,8 +180,8 @@ public final class Scenarios {
         for (int node : victims) {
             long at = end / 5 + random.nextInt((int) Math.max(1, end / 5));
             long until = end * 3 / 5 + random.nextInt((int) Math.max(1, end / 5));
-            nemesis.at(ms(at), "SIGSTOP node " + node, () -> cluster.pause(node));
-            nemesis.at(ms(until), "SIGCONT node " + node, () -> cluster.resume(node));
+            nemesis.at(ms(at), "SIGSTOP " + cluster.label(node), () -> cluster.pause(node));
+            nemesis.at(ms(until), "SIGCONT " + cluster.label(node), () -> cluster.resume(node));
         }
     }
 
@@ -186,7 +191,7 @@ public final class Scenarios {
         long end = duration.toMillis();
         for (long at = 500L + random.nextInt(500); at < end - 500; at += 800L + random.nextInt(1_200)) {
             int node = random.nextInt(cluster.size());
-            nemesis.at(ms(at), "FLUSHALL node " + node, () -> cluster.flushAll(node));
+            nemesis.at(ms(at), "FLUSHALL " + cluster.label(node), () -> cluster.flushAll(node));
         }
     }
 
@@ -196,8 +201,8 @@ public final class Scenarios {
         List<Integer> victims = shuffled(cluster, random).subList(0, minority(cluster));
         for (int node : victims) {
             long at = end / 5 + random.nextInt((int) Math.max(1, end / 5));
-            nemesis.at(ms(at), "200 ms latency on node " + node, () -> cluster.latency(node, ms(200)));
-            nemesis.at(ms(end * 4 / 5), "heal node " + node, () -> cluster.heal(node));
+            nemesis.at(ms(at), "200 ms latency on " + cluster.label(node), () -> cluster.latency(node, ms(200)));
+            nemesis.at(ms(end * 4 / 5), "heal " + cluster.label(node), () -> cluster.heal(node));
         }
     }
 
@@ -209,7 +214,7 @@ public final class Scenarios {
         for (long at = end / 5; at < end - 800; at += 1_000 + random.nextInt(1_000)) {
             nemesis.at(
                     ms(at),
-                    "restart nodes " + victims + " (data lost)",
+                    "restart " + labels(cluster, victims) + " (data lost)",
                     () -> victims.forEach(n -> {
                         cluster.kill(n);
                         cluster.restart(n);

@@ -1,5 +1,6 @@
 package dev.redlock.cli.chaos;
 
+import dev.redlock.FailureReason;
 import dev.redlock.chaos.history.History;
 import dev.redlock.chaos.history.NemesisEvent;
 import dev.redlock.chaos.history.Op;
@@ -11,8 +12,10 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.knowm.xchart.AnnotationLine;
 import org.knowm.xchart.AnnotationText;
 import org.knowm.xchart.BitmapEncoder;
@@ -20,14 +23,32 @@ import org.knowm.xchart.XYChart;
 import org.knowm.xchart.XYChartBuilder;
 import org.knowm.xchart.XYSeries;
 import org.knowm.xchart.style.Styler;
+import org.knowm.xchart.style.markers.Marker;
 import org.knowm.xchart.style.markers.SeriesMarkers;
 
 /**
- * The timeline picture of a chaos run, drawn with XChart: one row per workload client with its leases as thick bars
- * (and its acquisitions in progress as a thin grey line), one row per node with its faults as shaded spans, and every
- * moment two clients held the lock at once in red, with a red line across the chart where it began.
+ * The timeline picture of a chaos run, drawn with XChart: one row per workload client with its leases as thick bars,
+ * its acquisitions in progress as a thin grey line and a mark where an attempt ended without a lease (one kind of mark
+ * per reason: the lock was busy, not enough nodes answered, anything else), one row per node (named with its port)
+ * with its faults as shaded spans, and every moment two clients held the lock at once in red, with a red line across
+ * the chart where it began.
+ *
+ * <p>{@link #describe()} says in words what the picture shows: its rows and each series with how many bars or marks
+ * it has, read back from the chart that is drawn.
  */
 public final class Timeline {
+
+    /** The series of attempts that ended without a lease because other clients held the lock. */
+    public static final String NOT_ACQUIRED_BUSY = "not acquired: busy";
+
+    /** The series of attempts that ended without a lease because too few nodes answered. */
+    public static final String NOT_ACQUIRED_NODES = "not acquired: not enough nodes";
+
+    /**
+     * The series of attempts that ended without a lease for another reason: validity used up by a slow round, no
+     * fencing token to be had, or an error.
+     */
+    public static final String NOT_ACQUIRED_OTHER = "not acquired: other reason";
 
     private static final Color[] CLIENT_COLORS = {
         new Color(0x1f77b4),
@@ -46,30 +67,120 @@ public final class Timeline {
     private static final Color WRITES_PAUSED = new Color(0x9ecae1);
     private static final Color DATA_LOST = new Color(0x8e44ad);
     private static final Color VIOLATION = new Color(0xd62728);
+    private static final Color BUSY = new Color(0x6b6b6b);
+    private static final Color NO_QUORUM = new Color(0xe6550d);
+    private static final Color OTHER_FAILURE = new Color(0x7b4173);
     private static final double NANOS_PER_SECOND = 1e9;
+    /** The room left of zero for the rows' names, as a share of the run's length. */
+    private static final double LABEL_ROOM = 0.12;
 
     /** A span of time on one row, in seconds since the run's origin. */
     private record Span(double from, double to) {}
 
-    private Timeline() {}
+    private final XYChart chart;
+    private final List<String> rows;
+    /** Per series: how many bars or marks it has (a series of bars counts its spans, one of marks its points). */
+    private final Map<String, Integer> items = new LinkedHashMap<>();
+
+    private Timeline(XYChart chart, List<String> rows) {
+        this.chart = chart;
+        this.rows = rows;
+    }
 
     /**
-     * Draws the run and writes it as a PNG.
+     * Draws the run.
      *
      * @param history the run's history
      * @param originNanos the run's start on the history's clock
      * @param endNanos the run's end on the history's clock
      * @param clients how many workload clients ran
-     * @param nodes how many nodes the cluster had
+     * @param nodeLabels each node's row label, by node index (e.g. {@code "node 1 (:7001)"})
      * @param title the picture's title
-     * @param png where to write the picture
-     * @throws IOException if the picture cannot be written
+     * @return the drawn timeline
      */
-    public static void write(
-            History history, long originNanos, long endNanos, int clients, int nodes, String title, Path png)
-            throws IOException {
-        XYChart chart = draw(history, originNanos, endNanos, clients, nodes, title);
+    public static Timeline draw(
+            History history, long originNanos, long endNanos, int clients, List<String> nodeLabels, String title) {
+        List<String> rows = new ArrayList<>();
+        for (int c = 0; c < clients; c++) {
+            rows.add("client " + c);
+        }
+        rows.addAll(nodeLabels);
+        Timeline t =
+                new Timeline(chart(title, originNanos, endNanos, clients + 1 + nodeLabels.size()), List.copyOf(rows));
+        t.fill(history, originNanos, endNanos, clients, nodeLabels);
+        return t;
+    }
+
+    /**
+     * Writes the picture as a PNG.
+     *
+     * @param png where to write it
+     * @throws IOException if it cannot be written
+     */
+    public void writePng(Path png) throws IOException {
         BitmapEncoder.saveBitmap(chart, png.toString(), BitmapEncoder.BitmapFormat.PNG);
+    }
+
+    /**
+     * Returns the rows' labels, top to bottom: the clients, then the nodes.
+     *
+     * @return the labels
+     */
+    public List<String> rows() {
+        return rows;
+    }
+
+    /**
+     * Says what the picture shows, read back from the drawn chart: the rows' labels, and per series its name, how
+     * many bars or marks it has and whether the legend names it (a series with nothing to show is left out of the
+     * legend).
+     *
+     * @return {@code {"rows": [...], "series": [{"name", "items", "inLegend"}, ...]}}, JSON-ready
+     */
+    public Map<String, Object> describe() {
+        List<Map<String, Object>> series = new ArrayList<>();
+        for (Map.Entry<String, XYSeries> e : chart.getSeriesMap().entrySet()) {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("name", e.getKey());
+            m.put("items", items.getOrDefault(e.getKey(), 0));
+            m.put("inLegend", e.getValue().isShowInLegend());
+            series.add(m);
+        }
+        Map<String, Object> d = new LinkedHashMap<>();
+        d.put("rows", rows);
+        d.put("series", series);
+        return d;
+    }
+
+    /**
+     * Returns how many bars or marks the named series has.
+     *
+     * @param series a series' name, e.g. {@link #NOT_ACQUIRED_BUSY}
+     * @return the count, 0 for a series that is not in the chart
+     */
+    public int items(String series) {
+        return chart.getSeriesMap().containsKey(series) ? items.getOrDefault(series, 0) : 0;
+    }
+
+    /**
+     * Sorts a failed attempt into the timeline's series of failed attempts by the reason the history records.
+     *
+     * @param op an operation of the history
+     * @return {@link #NOT_ACQUIRED_BUSY}, {@link #NOT_ACQUIRED_NODES} or {@link #NOT_ACQUIRED_OTHER}, or empty for an
+     *     attempt that acquired the lock
+     */
+    public static Optional<String> notAcquired(Op op) {
+        if (op.outcome() == Op.Outcome.OK) {
+            return Optional.empty();
+        }
+        if (op.outcome() == Op.Outcome.FAIL && FailureReason.BUSY.name().equals(op.failure())) {
+            return Optional.of(NOT_ACQUIRED_BUSY);
+        }
+        if (op.outcome() == Op.Outcome.FAIL
+                && FailureReason.NOT_ENOUGH_NODES.name().equals(op.failure())) {
+            return Optional.of(NOT_ACQUIRED_NODES);
+        }
+        return Optional.of(NOT_ACQUIRED_OTHER);
     }
 
     /**
@@ -105,8 +216,7 @@ public final class Timeline {
         return found;
     }
 
-    static XYChart draw(History history, long originNanos, long endNanos, int clients, int nodes, String title) {
-        int rows = clients + 1 + nodes;
+    private static XYChart chart(String title, long originNanos, long endNanos, int rows) {
         double seconds = (endNanos - originNanos) / NANOS_PER_SECOND;
         int height = 170 + rows * 34;
         XYChart chart = new XYChartBuilder()
@@ -124,13 +234,15 @@ public final class Timeline {
         st.setPlotGridLinesColor(new Color(0xeeeeee));
         st.setChartTitleBoxVisible(false);
         st.setChartTitleFont(new Font(Font.SANS_SERIF, Font.BOLD, 15));
-        st.setLegendPosition(Styler.LegendPosition.OutsideS);
-        st.setLegendLayout(Styler.LegendLayout.Horizontal);
+        // On the right, one entry a line: a horizontal legend does not wrap, and with many clients and every kind of
+        // mark it ran off both edges of the picture.
+        st.setLegendPosition(Styler.LegendPosition.OutsideE);
+        st.setLegendLayout(Styler.LegendLayout.Vertical);
         st.setLegendBorderColor(Color.WHITE);
         st.setLegendFont(new Font(Font.SANS_SERIF, Font.PLAIN, 12));
         st.setAxisTickLabelsFont(new Font(Font.SANS_SERIF, Font.PLAIN, 12));
-        // Row names sit left of zero, as text annotations: XChart's y-axis ticks cannot be pinned to the rows.
-        double labels = seconds * 0.07;
+        // Room left of zero for the rows' names (see fill).
+        double labels = seconds * LABEL_ROOM;
         st.setXAxisMin(-labels);
         st.setXAxisMax(seconds);
         st.setxAxisTickLabelsFormattingFunction(v -> v < -1e-9 ? " " : String.format(java.util.Locale.ROOT, "%.0f", v));
@@ -139,16 +251,26 @@ public final class Timeline {
         st.setYAxisTicksVisible(false);
         st.setAnnotationTextFont(new Font(Font.SANS_SERIF, Font.PLAIN, 13));
         st.setAnnotationTextFontColor(new Color(0x333333));
-        for (int r = 1; r <= rows; r++) {
-            String label = rowLabel(r, clients, nodes);
-            if (!label.isBlank()) {
-                chart.addAnnotation(new AnnotationText(label, -labels / 2, r, false));
-            }
-        }
         st.setAnnotationLineColor(VIOLATION);
         st.setAnnotationLineStroke(
                 new BasicStroke(1.2f, BasicStroke.CAP_BUTT, BasicStroke.JOIN_MITER, 10f, new float[] {4f, 3f}, 0f));
         st.setCursorEnabled(false);
+        st.setMarkerSize(7);
+        return chart;
+    }
+
+    private void fill(History history, long originNanos, long endNanos, int clients, List<String> nodeLabels) {
+        int nodes = nodeLabels.size();
+        int rows = clients + 1 + nodes;
+        double seconds = (endNanos - originNanos) / NANOS_PER_SECOND;
+        double labels = seconds * LABEL_ROOM;
+        // Row names sit left of zero, as text annotations: XChart's y-axis ticks cannot be pinned to the rows.
+        for (int c = 0; c < clients; c++) {
+            chart.addAnnotation(new AnnotationText(this.rows.get(c), -labels / 2, clientRow(c, rows), false));
+        }
+        for (int n = 0; n < nodes; n++) {
+            chart.addAnnotation(new AnnotationText(nodeLabels.get(n), -labels / 2, nodeRow(n, nodes), false));
+        }
         float bar = 20f;
 
         List<List<Span>> waiting = new ArrayList<>();
@@ -158,11 +280,19 @@ public final class Timeline {
             leases.add(new ArrayList<>());
         }
         List<double[]> lostMarks = new ArrayList<>();
+        Map<String, List<double[]>> failedMarks = new LinkedHashMap<>();
+        for (String series : List.of(NOT_ACQUIRED_BUSY, NOT_ACQUIRED_NODES, NOT_ACQUIRED_OTHER)) {
+            failedMarks.put(series, new ArrayList<>());
+        }
         for (Op op : history.ops()) {
             if (op.client() < 0 || op.client() >= clients) {
                 continue;
             }
             waiting.get(op.client()).add(span(op.invokeNanos(), op.completeNanos(), originNanos, endNanos));
+            notAcquired(op)
+                    .ifPresent(series -> failedMarks.get(series).add(new double[] {
+                        sec(op.completeNanos(), originNanos, endNanos), clientRow(op.client(), rows)
+                    }));
             if (op.outcome() == Op.Outcome.OK && !op.windowEmpty()) {
                 leases.get(op.client()).add(span(op.windowStart(), op.windowEnd(), originNanos, endNanos));
             }
@@ -174,10 +304,9 @@ public final class Timeline {
         for (int c = 0; c < clients; c++) {
             waitRows.add(rowSeries(waiting.get(c), clientRow(c, rows)));
         }
-        addBars(chart, "acquiring", merge(waitRows), WAITING, 3f, true);
+        addBars("acquiring", merge(waitRows), WAITING, 3f, true);
         for (int c = 0; c < clients; c++) {
             addBars(
-                    chart,
                     "client " + c + " holds",
                     rowSeries(leases.get(c), clientRow(c, rows)),
                     CLIENT_COLORS[c % CLIENT_COLORS.length],
@@ -187,48 +316,35 @@ public final class Timeline {
 
         Map<String, List<double[]>> faults = faults(history, originNanos, endNanos, nodes);
         addBars(
-                chart,
                 "node down",
                 merge(faults.get("down")),
                 DOWN,
                 bar,
                 !faults.get("down").isEmpty());
         addBars(
-                chart,
                 "node stopped (SIGSTOP)",
                 merge(faults.get("stopped")),
                 STOPPED,
                 bar,
                 !faults.get("stopped").isEmpty());
         addBars(
-                chart,
                 "writes paused",
                 merge(faults.get("paused")),
                 WRITES_PAUSED,
                 bar,
                 !faults.get("paused").isEmpty());
         addBars(
-                chart,
                 "slow or cut link",
                 merge(faults.get("slow")),
                 SLOW,
                 bar,
                 !faults.get("slow").isEmpty());
-        List<double[]> instants = faults.get("lost");
-        if (!instants.isEmpty()) {
-            double[][] xy = points(instants);
-            XYSeries s = chart.addSeries("data lost (FLUSHALL, restart)", xy[0], xy[1]);
-            s.setXYSeriesRenderStyle(XYSeries.XYSeriesRenderStyle.Scatter);
-            s.setMarker(SeriesMarkers.DIAMOND);
-            s.setMarkerColor(DATA_LOST);
-        }
-        if (!lostMarks.isEmpty()) {
-            double[][] xy = points(lostMarks);
-            XYSeries s = chart.addSeries("lease lost", xy[0], xy[1]);
-            s.setXYSeriesRenderStyle(XYSeries.XYSeriesRenderStyle.Scatter);
-            s.setMarker(SeriesMarkers.CROSS);
-            s.setMarkerColor(Color.BLACK);
-        }
+        addMarks("data lost (FLUSHALL, restart)", faults.get("lost"), SeriesMarkers.DIAMOND, DATA_LOST);
+        // Drawn over the client rows' lines and bars, where each failed attempt's grey line ends.
+        addMarks(NOT_ACQUIRED_BUSY, failedMarks.get(NOT_ACQUIRED_BUSY), SeriesMarkers.TRIANGLE_DOWN, BUSY);
+        addMarks(NOT_ACQUIRED_NODES, failedMarks.get(NOT_ACQUIRED_NODES), SeriesMarkers.SQUARE, NO_QUORUM);
+        addMarks(NOT_ACQUIRED_OTHER, failedMarks.get(NOT_ACQUIRED_OTHER), SeriesMarkers.CIRCLE, OTHER_FAILURE);
+        addMarks("lease lost", lostMarks, SeriesMarkers.CROSS, Color.BLACK);
 
         List<long[]> overlaps = overlaps(history, endNanos);
         List<double[]> red = new ArrayList<>();
@@ -237,25 +353,10 @@ public final class Timeline {
             red.add(rowSeries(List.of(s), clientRow((int) o[2], rows)));
             red.add(rowSeries(List.of(s), clientRow((int) o[3], rows)));
         }
-        addBars(chart, "two holders at once (violation)", merge(red), VIOLATION, bar, !overlaps.isEmpty());
+        addBars("two holders at once (violation)", merge(red), VIOLATION, bar, !overlaps.isEmpty());
         overlaps.stream()
                 .limit(50)
                 .forEach(o -> chart.addAnnotation(new AnnotationLine(sec(o[0], originNanos, endNanos), true, false)));
-        return chart;
-    }
-
-    private static String rowLabel(double v, int clients, int nodes) {
-        long r = Math.round(v);
-        if (Math.abs(v - r) > 0.01) {
-            return " ";
-        }
-        int rows = clients + 1 + nodes;
-        int fromTop = (int) (rows - r);
-        if (fromTop >= 0 && fromTop < clients) {
-            return "client " + fromTop;
-        }
-        int node = fromTop - clients - 1;
-        return node >= 0 && node < nodes ? "node " + node : " ";
     }
 
     private static double clientRow(int client, int rows) {
@@ -405,8 +506,26 @@ public final class Timeline {
         return new double[][] {x, y};
     }
 
-    private static void addBars(XYChart chart, String name, double[] xy, Color color, float width, boolean legend) {
+    /** Points as marks, in the legend only when there are any. */
+    private void addMarks(String name, List<double[]> pts, Marker marker, Color color) {
+        if (pts.isEmpty()) {
+            return;
+        }
+        double[][] xy = points(pts);
+        XYSeries s = chart.addSeries(name, xy[0], xy[1]);
+        s.setXYSeriesRenderStyle(XYSeries.XYSeriesRenderStyle.Scatter);
+        s.setMarker(marker);
+        s.setMarkerColor(color);
+        items.put(name, pts.size());
+    }
+
+    private void addBars(String name, double[] xy, Color color, float width, boolean legend) {
         int n = xy.length / 2;
+        int spans = 0;
+        for (int i = 0; i < n; i++) {
+            spans += Double.isNaN(xy[n + i]) ? 1 : 0; // every span ends with a gap
+        }
+        items.put(name, spans);
         double[] x = new double[Math.max(n, 1)];
         double[] y = new double[Math.max(n, 1)];
         if (n == 0) {
