@@ -1,11 +1,9 @@
 package dev.redlock.cli;
 
 import dev.redlock.AcquireResult;
-import dev.redlock.FailureReason;
 import dev.redlock.Lease;
 import dev.redlock.LockLostException;
 import dev.redlock.NodeOutcome;
-import dev.redlock.QuorumLock;
 import dev.redlock.RedlockClient;
 import dev.redlock.RedlockConfig;
 import java.io.IOException;
@@ -40,10 +38,14 @@ import picocli.CommandLine.Parameters;
             "Run a command while holding a lock, like flock(1) across independent Redis masters.",
             "",
             "The command gets REDLOCK_NAME, REDLOCK_TOKEN (the lease's owner token) and, with --fenced, "
-                    + "REDLOCK_FENCING_TOKEN in its environment. The client's watchdog extends the lease every "
-                    + "third of --lease. If the lease is lost, the command and every process it started get "
-                    + "SIGTERM, then SIGKILL after --grace, and redlock exits 76. SIGINT or SIGTERM sent to "
-                    + "redlock are passed on the same way. The lock is released when the command exits.",
+                    + "REDLOCK_FENCING_TOKEN in its environment, and none of redlock's own variables "
+                    + "(REDLOCK_NODES, REDLOCK_PASSWORD, REDLOCK_LOG, REDLOCK_CLI_JAR). The client's watchdog "
+                    + "extends the lease every third of --lease. If the lease is lost, the command and every "
+                    + "process it started get SIGTERM, then SIGKILL after --grace, and redlock exits 76. SIGINT or "
+                    + "SIGTERM sent to redlock are passed on the same way. The lock is released when the command "
+                    + "exits. On Linux, if redlock itself is killed (SIGKILL, out of memory), the command gets "
+                    + "SIGKILL from the kernel (setpriv --pdeathsig), since nothing keeps its lease any more; "
+                    + "processes the command started itself are not covered.",
             ""
         },
         exitCodeListHeading = "%nExit status:%n",
@@ -51,7 +53,7 @@ import picocli.CommandLine.Parameters;
             "N:the command's own status (128+N when ended by signal N)",
             "64:bad arguments",
             "69:not enough nodes reachable for a quorum (or for a fencing token)",
-            "75:the lock stayed busy for the whole --wait",
+            "75:the lock stayed busy for the whole --wait (or the --busy-exit status)",
             "76:the lease was lost while the command ran; the command was stopped",
             "126:the command cannot be executed",
             "127:the command was not found"
@@ -61,38 +63,14 @@ public final class ExecCommand implements Callable<Integer> {
     @Mixin
     NodeOptions nodes;
 
-    @Option(
-            names = "--name",
-            required = true,
-            paramLabel = "NAME",
-            converter = LockNameConverter.class,
-            description = "The lock's name: not blank; a non-ASCII name needs a UTF-8 locale.")
-    String name;
+    @Mixin
+    LockChoice lock;
 
     @Option(
-            names = "--wait",
-            paramLabel = "DURATION",
-            converter = DurationConverter.class,
-            defaultValue = "10s",
-            description = "How long to try for the lock before giving up with status 75; 0 tries once "
-                    + "(up to 106751d; default: ${DEFAULT-VALUE}).")
-    Duration wait;
-
-    @Option(
-            names = "--lease",
-            paramLabel = "DURATION",
-            converter = DurationConverter.Lease.class,
-            defaultValue = "30s",
-            description =
-                    "The TTL set on each node, extended by the watchdog every third of it while the command "
-                            + "runs; it bounds how long a crashed redlock keeps the lock (1ms to 7d; default: ${DEFAULT-VALUE}).")
-    Duration lease;
-
-    @Option(
-            names = "--fenced",
-            description = "Issue a fencing token (REDLOCK_FENCING_TOKEN), strictly greater than "
-                    + "every earlier one of this lock.")
-    boolean fenced;
+            names = {"-c", "--command"},
+            paramLabel = "STRING",
+            description = "Run STRING with /bin/sh -c instead of CMD, as flock -c does.")
+    String shellCommand;
 
     @Option(
             names = "--grace",
@@ -109,7 +87,10 @@ public final class ExecCommand implements Callable<Integer> {
                     + "(standard output belongs to the command).")
     boolean json;
 
-    @Parameters(arity = "1..*", paramLabel = "CMD", description = "The command and its arguments; put them after --.")
+    @Parameters(
+            arity = "0..*",
+            paramLabel = "CMD",
+            description = "The command and its arguments; put them after --. Give either CMD or -c.")
     List<String> command;
 
     @CommandLine.Spec
@@ -126,7 +107,22 @@ public final class ExecCommand implements Callable<Integer> {
      */
     @Override
     public Integer call() throws Exception {
-        RedlockConfig config = nodes.config(b -> b.leaseTime(lease));
+        lock.validate();
+        if (shellCommand != null && command != null && !command.isEmpty()) {
+            throw new CommandLine.ParameterException(
+                    spec.commandLine(), "Give either -c STRING or a command after --, not both");
+        }
+        if (shellCommand == null && (command == null || command.isEmpty())) {
+            throw new CommandLine.ParameterException(
+                    spec.commandLine(),
+                    "Missing the command to run: give it after -- (redlock exec -k NAME -- CMD ARGS...) or as -c "
+                            + "'shell string'");
+        }
+        if (shellCommand != null) {
+            command = List.of("/bin/sh", "-c", shellCommand);
+        }
+        RedlockConfig config = nodes.config(b -> b.leaseTime(lock.lease)
+                .clientName(LockChoice.clientName("exec", shellCommand != null ? List.of("sh") : command)));
         Run run = new Run(config, spec.commandLine().getErr());
         Thread hook = new Thread(run::onSignal, "redlock-exec-signal");
         Runtime.getRuntime().addShutdownHook(hook);
@@ -147,6 +143,7 @@ public final class ExecCommand implements Callable<Integer> {
 
         private final RedlockConfig config;
         private final PrintWriter err;
+        private final String name = lock.name;
         private final Thread main = Thread.currentThread();
         private final CountDownLatch finished = new CountDownLatch(1);
         private final ScheduledExecutorService killer = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -174,27 +171,18 @@ public final class ExecCommand implements Callable<Integer> {
             } catch (IllegalArgumentException e) {
                 throw NodeOptions.invalid(spec.commandLine(), e);
             }
-            QuorumLock lock;
+            LockChoice.Taken taken;
             try {
-                lock = client.redLock(name);
-            } catch (IllegalArgumentException e) {
-                throw new CommandLine.ParameterException(spec.commandLine(), "Invalid --name: " + e.getMessage());
-            }
-            if (fenced) {
-                lock = lock.fenced();
-            }
-            AcquireResult result;
-            try {
-                result = lock.attempt(wait);
+                taken = lock.take(client);
             } catch (InterruptedException e) {
                 // A signal during acquisition: a lease won by the round in flight was released.
                 event("interrupted", Map.of("name", name));
                 return ExitCodes.SOFTWARE;
             }
-            if (!result.acquired()) {
-                return notAcquired(result);
+            if (taken.lease() == null) {
+                return notAcquired(taken);
             }
-            held = result.lease().orElseThrow();
+            held = taken.lease();
             Map<String, Object> acquired = new LinkedHashMap<>();
             acquired.put("name", name);
             acquired.put("token", shortToken(held.token()));
@@ -206,16 +194,18 @@ public final class ExecCommand implements Callable<Integer> {
                 if (lost || signalled) {
                     return lost ? ExitCodes.LEASE_LOST : ExitCodes.SOFTWARE;
                 }
-                ProcessBuilder pb = new ProcessBuilder(command).inheritIO();
-                String nodesVar = pb.environment().get("REDLOCK_NODES");
-                if (nodesVar != null && !nodesVar.equals(Secrets.mask(nodesVar))) {
-                    // Its URIs carry passwords: the command gets no secret it did not have to see.
-                    pb.environment().remove("REDLOCK_NODES");
-                }
+                ProcessBuilder pb = new ProcessBuilder(ParentDeath.wrap(command)).inheritIO();
+                // The tool's own settings (nodes, password) are not the command's: it gets no secret it did not need.
+                NodeOptions.OWN_VARIABLES.forEach(pb.environment()::remove);
                 pb.environment().put("REDLOCK_NAME", name);
                 pb.environment().put("REDLOCK_TOKEN", held.token());
                 held.fencingToken().ifPresent(t -> pb.environment().put("REDLOCK_FENCING_TOKEN", Long.toString(t)));
+                StringBuilder missing = new StringBuilder();
+                int unusable = ParentDeath.check(command.get(0), missing);
                 try {
+                    if (unusable != 0) {
+                        throw new IOException("Cannot run program \"" + command.get(0) + "\": " + missing);
+                    }
                     child = pb.start();
                 } catch (IOException e) {
                     String m = String.valueOf(e.getMessage());
@@ -257,23 +247,20 @@ public final class ExecCommand implements Callable<Integer> {
             }
         }
 
-        private int notAcquired(AcquireResult result) {
-            FailureReason reason = result.reason();
-            int code = reason == FailureReason.BUSY || reason == FailureReason.VALIDITY_EXHAUSTED
-                    ? ExitCodes.NOT_ACQUIRED
-                    : ExitCodes.NOT_ENOUGH_NODES;
+        private int notAcquired(LockChoice.Taken taken) {
+            int code = taken.exitCode();
             Map<String, Object> e = new LinkedHashMap<>();
             e.put("name", name);
-            e.put("reason", reason.name());
-            e.put("rounds", result.rounds());
-            e.put("nodes", nodeOutcomes(result.lastRound().nodes()));
-            e.put("exitCode", code);
-            if (code == ExitCodes.NOT_ACQUIRED) {
-                message("lock '" + name + "' is busy: not acquired within " + wait.toMillis() + " ms");
+            AcquireResult result = taken.result();
+            if (result != null) {
+                e.put("reason", result.reason().name());
+                e.put("rounds", result.rounds());
+                e.put("nodes", nodeOutcomes(result.lastRound().nodes()));
             } else {
-                message("lock '" + name + "' not acquired: " + reason + "; last round: "
-                        + Secrets.mask(result.lastRound().toString()));
+                e.put("reason", code == ExitCodes.NOT_ENOUGH_NODES ? "NOT_ENOUGH_NODES" : "BUSY");
             }
+            e.put("exitCode", code);
+            message(taken.why());
             event("not-acquired", e);
             return code;
         }

@@ -56,8 +56,79 @@ public final class NodeOptions {
             description = "TCP connect timeout per node (1ms to 5m; default: ${DEFAULT-VALUE}).")
     Duration connectTimeout;
 
+    @Option(
+            names = "--password-file",
+            paramLabel = "FILE",
+            description = "Read the password of every node whose URI has none from FILE (its first line); "
+                    + "REDLOCK_PASSWORD does the same from the environment. Either keeps the password out of the "
+                    + "process list, where --nodes shows it to every user of the machine.")
+    java.nio.file.Path passwordFile;
+
+    /** The environment variables the tool reads; {@code exec} takes them out of its command's environment. */
+    static final List<String> OWN_VARIABLES =
+            List.of("REDLOCK_NODES", "REDLOCK_PASSWORD", "REDLOCK_LOG", "REDLOCK_CLI_JAR");
+
     /** Creates the options; picocli fills them in. */
     public NodeOptions() {}
+
+    /**
+     * The password for nodes whose URI has none: from {@code --password-file}, else {@code REDLOCK_PASSWORD}.
+     *
+     * @return the password, or null if neither gives one
+     * @throws CommandLine.ParameterException naming {@code --password-file} when it cannot be read or is empty
+     */
+    String password() {
+        if (passwordFile != null) {
+            String text;
+            try {
+                text = java.nio.file.Files.readString(passwordFile, java.nio.charset.StandardCharsets.UTF_8);
+            } catch (java.io.IOException | RuntimeException e) {
+                throw new CommandLine.ParameterException(
+                        spec.commandLine(),
+                        "Invalid value for option '--password-file': cannot read " + passwordFile + " ("
+                                + e.getClass().getSimpleName() + ")");
+            }
+            String line = text.lines().findFirst().orElse("");
+            if (line.isEmpty()) {
+                throw new CommandLine.ParameterException(
+                        spec.commandLine(),
+                        "Invalid value for option '--password-file': " + passwordFile
+                                + " is empty; its first line must be the password");
+            }
+            return line;
+        }
+        String env = System.getenv("REDLOCK_PASSWORD");
+        return env == null || env.isEmpty() ? null : env;
+    }
+
+    /**
+     * Puts {@code password} into a node URI that has no password of its own: {@code redis://host} becomes
+     * {@code redis://:password@host}, {@code redis://user@host} becomes {@code redis://user:password@host}; the
+     * password is percent-encoded.
+     */
+    static String withPassword(String uri, String password) {
+        Matcher m = AUTHORITY.matcher(uri);
+        if (password == null || !m.lookingAt()) {
+            return uri;
+        }
+        String userInfo = m.group(2);
+        if (userInfo != null && userInfo.contains(":")) {
+            return uri; // the URI's own password wins
+        }
+        String encoded = java.net.URLEncoder.encode(password, java.nio.charset.StandardCharsets.UTF_8)
+                .replace("+", "%20");
+        String user = userInfo == null ? "" : userInfo;
+        return m.group(1) + user + ":" + encoded + "@" + uri.substring(m.end());
+    }
+
+    /** A URI's scheme, and its user information (without the '@') if any. */
+    private static final Pattern AUTHORITY = Pattern.compile("((?i)rediss?://)(?:([^@/]*)@)?");
+
+    /** Whether {@code --nodes} was typed on the command line (as opposed to taken from REDLOCK_NODES). */
+    private boolean nodesOnCommandLine() {
+        CommandLine.ParseResult parsed = spec.commandLine().getParseResult();
+        return parsed != null && parsed.hasMatchedOption("--nodes");
+    }
 
     /**
      * Returns the node URIs given.
@@ -79,6 +150,17 @@ public final class NodeOptions {
                     spec.commandLine(),
                     "Missing --nodes: give the Redis masters as --nodes redis://host1:6379,redis://host2:6379,... "
                             + "or set REDLOCK_NODES");
+        }
+        if (nodesOnCommandLine() && uris.stream().anyMatch(u -> !u.equals(Secrets.mask(u)))) {
+            spec.commandLine()
+                    .getErr()
+                    .println("redlock: warning: a password given in --nodes can be read by every user of this "
+                            + "machine in the process list; use REDLOCK_PASSWORD or --password-file instead");
+            spec.commandLine().getErr().flush();
+        }
+        String password = password();
+        if (password != null) {
+            uris.replaceAll(u -> withPassword(u, password));
         }
         return uris;
     }

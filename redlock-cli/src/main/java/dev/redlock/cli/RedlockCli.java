@@ -6,7 +6,8 @@ import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
 /**
- * The {@code redlock} command: {@code exec} runs a command under a lock, {@code status} shows who holds a lock,
+ * The {@code redlock} command: {@code exec} runs a command under a lock, {@code hold} keeps a lock until interrupted,
+ * {@code status} shows who holds a lock, {@code unlock --force} deletes one,
  * {@code check} inspects the nodes' setup, and {@code chaos} runs a fault-injection scenario against local nodes. Every
  * command has {@code --help}; exit statuses are listed in {@link ExitCodes}.
  */
@@ -17,7 +18,9 @@ import picocli.CommandLine.Command;
         description = "Mutual exclusion across independent Redis masters (the Redlock algorithm) from the shell.",
         subcommands = {
             ExecCommand.class,
+            HoldCommand.class,
             StatusCommand.class,
+            UnlockCommand.class,
             CheckCommand.class,
             ChaosCommand.class,
             CommandLine.HelpCommand.class
@@ -29,8 +32,8 @@ import picocli.CommandLine.Command;
             "64:bad arguments",
             "69:not enough nodes reachable for a quorum",
             "70:internal error",
-            "75:exec: lock not acquired within --wait",
-            "76:exec: lease lost while the command ran (the command was stopped)",
+            "75:exec, hold: lock not acquired within --wait (or the --busy-exit status)",
+            "76:exec, hold: lease lost (exec stopped the command)",
             "126:exec: command cannot be executed",
             "127:exec: command not found"
         })
@@ -46,7 +49,8 @@ public final class RedlockCli implements Runnable {
     @Override
     public void run() {
         throw new CommandLine.ParameterException(
-                spec.commandLine(), "Missing command: use one of exec, status, check, chaos (see redlock --help)");
+                spec.commandLine(),
+                "Missing command: use one of exec, hold, status, unlock, check, chaos (see redlock --help)");
     }
 
     /**
@@ -66,6 +70,8 @@ public final class RedlockCli implements Runnable {
         cl.setExpandAtFiles(false);
         // Everything after the command's first word belongs to it, options included: redlock exec ... ls -l
         cl.getSubcommands().get("exec").setStopAtPositional(true);
+        // Short options may be clustered as with flock: -sn, -nE 3.
+        cl.setPosixClusteredShortOptionsAllowed(true);
         cl.setExitCodeExceptionMapper(e -> ExitCodes.SOFTWARE);
         cl.setParameterExceptionHandler((error, args) -> {
             CommandLine c = error.getCommandLine();

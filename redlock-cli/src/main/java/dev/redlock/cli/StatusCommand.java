@@ -1,5 +1,6 @@
 package dev.redlock.cli;
 
+import dev.redlock.HolderIdentity;
 import dev.redlock.LockInfo;
 import dev.redlock.NodeOutcome;
 import dev.redlock.NodeStatus;
@@ -26,8 +27,9 @@ import picocli.CommandLine.Parameters;
         description = {
             "Show who holds a lock and for how much longer.",
             "",
-            "Prints the holder's token (first 8 characters), the remaining TTL on each node and the quorum view. "
-                    + "A snapshot for operators, stale as soon as it is printed.",
+            "Prints the holder's token (first 8 characters), who it is (host, process id, client name, and for a "
+                    + "lease held a second or more its thread and since when), the remaining TTL on each node and "
+                    + "the quorum view. A snapshot for operators, stale as soon as it is printed.",
             ""
         },
         exitCodeListHeading = "%nExit status:%n",
@@ -65,7 +67,7 @@ public final class StatusCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
-        RedlockConfig config = nodes.config(b -> b);
+        RedlockConfig config = nodes.config(b -> b.clientName(LockChoice.clientName("status", null)));
         RedlockClient created;
         try {
             created = RedlockClient.create(config);
@@ -106,6 +108,9 @@ public final class StatusCommand implements Callable<Integer> {
             doc.put("name", name);
             doc.put("locked", info.locked());
             doc.put("holder", info.holder().orElse(null));
+            doc.put(
+                    "holderIdentity",
+                    info.holderIdentity().map(StatusCommand::identity).orElse(null));
             doc.put("holdingNodes", info.holdingNodes());
             doc.put("quorum", quorum);
             doc.put("nodesTotal", total);
@@ -119,6 +124,17 @@ public final class StatusCommand implements Callable<Integer> {
             }
             return known ? ExitCodes.OK : ExitCodes.NOT_ENOUGH_NODES;
         }
+    }
+
+    /** A holder's identity as JSON fields. */
+    static Map<String, Object> identity(HolderIdentity id) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("host", id.host());
+        m.put("pid", id.pid());
+        m.put("clientName", id.clientName());
+        m.put("thread", id.thread().orElse(null));
+        m.put("since", id.since().map(Object::toString).orElse(null));
+        return m;
     }
 
     private void printTable(
@@ -138,6 +154,7 @@ public final class StatusCommand implements Callable<Integer> {
                     total,
                     quorum,
                     info.remaining().map(d -> d.toMillis() + " ms").orElse("an unknown time"));
+            info.holderIdentity().ifPresent(id -> out.printf("  holder: %s%n", id.describe()));
         } else if (known) {
             out.printf(
                     "lock '%s': FREE (no holder on a quorum of %d of %d nodes; most widespread on %d)%n",
