@@ -3,9 +3,6 @@ package dev.redlock.spring;
 import dev.redlock.RedlockClient;
 import dev.redlock.RedlockConfig;
 import dev.redlock.RedlockListener;
-import java.util.Locale;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -24,6 +21,10 @@ import org.springframework.context.annotation.Bean;
  * {@code redlock.check-topology=false}, which blocks for up to one connect timeout per node that does not answer; with
  * {@code redlock.strict-topology=true} a warning fails the context.
  *
+ * <p>A setting that cannot work fails startup with a {@link RedlockPropertyException} naming its {@code redlock.*}
+ * property. Spring Boot reports it, and a value that cannot be read at all, as a failure analysis: the property, what is wrong,
+ * the allowed values, where the value came from and what to change.
+ *
  * <p>The health indicator ({@code RedlockHealthContributorAutoConfiguration}) and the Spring Integration lock
  * registry ({@code RedlockIntegrationAutoConfiguration}) are separate auto-configurations that apply to any
  * {@code RedlockClient} bean, this one or the application's.
@@ -33,9 +34,6 @@ import org.springframework.context.annotation.Bean;
 @ConditionalOnBooleanProperty(name = "redlock.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(RedlockProperties.class)
 public class RedlockAutoConfiguration {
-
-    /** A builder message starts with the field it is about: "perNodeTimeout: ...", "nodes[2]: ...". */
-    private static final Pattern FIELD = Pattern.compile("^([a-z][A-Za-z]*)((?:\\[\\d+])?): ");
 
     /**
      * Creates the auto-configuration.
@@ -48,8 +46,9 @@ public class RedlockAutoConfiguration {
      * @param properties the {@code redlock.*} properties
      * @param listeners {@link RedlockListener} beans, added in order
      * @param customizers {@link RedlockConfigCustomizer} beans, applied in order after the listeners
+     * @param sslBundles the application's SSL bundles, for {@code redlock.tls.bundle}
      * @return a started client; the context closes it
-     * @throws IllegalArgumentException if a setting is invalid, naming the {@code redlock.*} property
+     * @throws RedlockPropertyException if a setting is invalid, naming the {@code redlock.*} property
      * @throws IllegalStateException if {@code redlock.strict-topology} is on and the topology check found a problem
      */
     @Bean(destroyMethod = "close")
@@ -60,6 +59,7 @@ public class RedlockAutoConfiguration {
             ObjectProvider<RedlockConfigCustomizer> customizers,
             ObjectProvider<org.springframework.boot.ssl.SslBundles> sslBundles) {
         RedlockConfig config;
+        boolean customized = customizers.orderedStream().findAny().isPresent();
         try {
             RedlockConfig.Builder builder = properties.toConfigBuilder();
             String bundle = properties.getTls().getBundle();
@@ -70,7 +70,7 @@ public class RedlockAutoConfiguration {
             customizers.orderedStream().forEach(customizer -> customizer.customize(builder));
             config = builder.build();
         } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException(describe(e.getMessage()), e);
+            throw describe(e, customized);
         }
         return RedlockClient.create(config);
     }
@@ -81,7 +81,7 @@ public class RedlockAutoConfiguration {
         RedlockProperties.Tls tls = properties.getTls();
         if (tls.getTrustStore() != null || tls.getKeyStore() != null) {
             throw new IllegalArgumentException(
-                    "sslContext: give either redlock.tls.bundle or redlock.tls.trust-store" + " / key-store, not both");
+                    "sslContext: give either redlock.tls.bundle or redlock.tls.trust-store / key-store, not both");
         }
         if (bundles == null) {
             throw new IllegalArgumentException("sslContext: redlock.tls.bundle=" + name + " but the application has"
@@ -95,25 +95,15 @@ public class RedlockAutoConfiguration {
         }
     }
 
-    /** Names the property behind a builder's message: "perNodeTimeout: ..." becomes "redlock.per-node-timeout: ...". */
-    static String describe(String message) {
-        if (message == null) {
-            return "invalid redlock configuration";
-        }
-        for (String[] tls : new String[][] {
-            {"tlsTrustStore: ", "redlock.tls.trust-store"},
-            {"tlsKeyStore: ", "redlock.tls.key-store"},
-            {"sslContext: ", "redlock.tls"}
-        }) {
-            if (message.startsWith(tls[0])) {
-                return "invalid redlock configuration: " + tls[1] + ": " + message.substring(tls[0].length());
-            }
-        }
-        Matcher m = FIELD.matcher(message);
-        if (!m.find()) {
-            return "invalid redlock configuration: " + message;
-        }
-        String kebab = m.group(1).replaceAll("([A-Z])", "-$1").toLowerCase(Locale.ROOT);
-        return "invalid redlock configuration: redlock." + kebab + m.group(2) + ": " + message.substring(m.end());
+    /**
+     * Names the property behind a builder's message: "perNodeTimeout: must be below leaseTime ..." becomes
+     * "redlock.per-node-timeout: must be below redlock.lease-time ...".
+     */
+    static RedlockPropertyException describe(IllegalArgumentException e, boolean customized) {
+        RedlockPropertyException described =
+                e instanceof RedlockPropertyException known ? known : RedlockPropertyException.of(e);
+        return customized && described.property().isPresent()
+                ? described.withMoreAction("If a RedlockConfigCustomizer bean sets it, correct it there.")
+                : described;
     }
 }

@@ -201,7 +201,7 @@ class RedlockAutoConfigurationTest {
                     assertThat(context.getStartupFailure()).rootCause().isInstanceOf(IllegalArgumentException.class);
                     assertThat(context.getStartupFailure())
                             .hasStackTraceContaining(
-                                    "invalid redlock configuration: redlock.per-node-timeout: must be below leaseTime");
+                                    "invalid redlock configuration: redlock.per-node-timeout: must be below redlock.lease-time");
                 });
         runner.withPropertyValues("redlock.nodes=redis://127.0.0.1:1,http://x")
                 .run(context -> assertThat(context.getStartupFailure()).hasStackTraceContaining("redlock.nodes[1]: "));

@@ -73,6 +73,6 @@ class RedlockTlsPropertiesTest {
                                 "redlock.tls.trust-store: /no/such/truststore.p12 is not a readable file"));
         runner.withPropertyValues("redlock.tls.bundle=missing")
                 .run(context -> assertThat(context.getStartupFailure())
-                        .hasStackTraceContaining("redlock.tls: no SSL bundle named 'missing'"));
+                        .hasStackTraceContaining("redlock.tls.bundle: no SSL bundle named 'missing'"));
     }
 }

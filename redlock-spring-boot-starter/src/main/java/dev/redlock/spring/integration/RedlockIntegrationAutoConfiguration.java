@@ -3,6 +3,7 @@ package dev.redlock.spring.integration;
 import dev.redlock.RedlockClient;
 import dev.redlock.spring.RedlockAutoConfiguration;
 import dev.redlock.spring.RedlockProperties;
+import dev.redlock.spring.RedlockPropertyException;
 import java.time.Duration;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -37,7 +38,7 @@ public class RedlockIntegrationAutoConfiguration {
      * @param client the client whose nodes hold the locks
      * @param properties the {@code redlock.integration.*} settings
      * @return the registry
-     * @throws IllegalArgumentException if {@code redlock.integration.lease-time} can never yield a lease with the
+     * @throws RedlockPropertyException if {@code redlock.integration.lease-time} can never yield a lease with the
      *     client's settings
      */
     @Bean
@@ -50,8 +51,7 @@ public class RedlockIntegrationAutoConfiguration {
         try {
             return new RedlockLockRegistry(client, leaseTime);
         } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException(
-                    "invalid redlock configuration: redlock.integration.lease-time: " + e.getMessage(), e);
+            throw RedlockPropertyException.of("redlock.integration.lease-time", e);
         }
     }
 }
