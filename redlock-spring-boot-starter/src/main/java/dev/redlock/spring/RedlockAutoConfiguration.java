@@ -8,8 +8,10 @@ import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.ConfigurationPropertiesBindHandlerAdvisor;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
+import org.springframework.core.env.Environment;
 
 /**
  * Auto-configures a {@link RedlockClient} from the {@code redlock.*} properties ({@link RedlockProperties}), unless
@@ -22,7 +24,8 @@ import org.springframework.context.annotation.Bean;
  * {@code redlock.strict-topology=true} a warning fails the context.
  *
  * <p>A setting that cannot work fails startup with a {@link RedlockPropertyException} naming its {@code redlock.*}
- * property. Spring Boot reports it, and a value that cannot be read at all, as a failure analysis: the property, what is wrong,
+ * property, and so does a duration given without a unit ({@code lease-time: 30}; only {@code 0} may omit it). Spring
+ * Boot reports either, and a value that cannot be read at all, as a failure analysis: the property, what is wrong,
  * the allowed values, where the value came from and what to change.
  *
  * <p>The health indicator ({@code RedlockHealthContributorAutoConfiguration}) and the Spring Integration lock
@@ -39,6 +42,19 @@ public class RedlockAutoConfiguration {
      * Creates the auto-configuration.
      */
     public RedlockAutoConfiguration() {}
+
+    /**
+     * Refuses a duration without a unit in the {@code redlock.*} properties when they are bound: {@code lease-time: 30}
+     * fails startup with a {@link RedlockPropertyException} asking for {@code 30s} or {@code 30ms}, instead of being
+     * read as 30 milliseconds. A bare {@code 0} is accepted. Other properties of the application are left alone.
+     *
+     * @param environment resolves placeholders in the values
+     * @return the advisor, applied by Spring Boot to every {@code @ConfigurationProperties} binding
+     */
+    @Bean
+    public static ConfigurationPropertiesBindHandlerAdvisor redlockDurationUnits(Environment environment) {
+        return new RedlockDurationUnits(environment);
+    }
 
     /**
      * The client, built from the properties, the listener beans and the customizers.

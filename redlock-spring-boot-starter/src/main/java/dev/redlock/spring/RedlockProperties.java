@@ -13,7 +13,8 @@ import org.springframework.util.unit.DataSize;
  * registry ({@code redlock.integration.*}).
  *
  * <p>Every default here is the library's own default (see the {@code DEFAULT_*} constants of {@link RedlockConfig}).
- * Durations take Spring's forms ({@code 50ms}, {@code 2s}, {@code PT1M}; a bare number is milliseconds). Settings
+ * Durations take Spring's forms with a unit ({@code 50ms}, {@code 2s}, {@code PT1M}): a bare number such as
+ * {@code 30} fails startup (Spring would read it as milliseconds), except {@code 0}. Settings
  * without a value form (a node given as the application's own transport, the ticker, the wall clock, the async executor, listeners)
  * are set with a {@link RedlockConfigCustomizer} bean; {@link dev.redlock.RedlockListener} beans are added as
  * listeners.

@@ -3,7 +3,9 @@ package dev.redlock.spring;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
+import dev.redlock.RedlockClient;
 import dev.redlock.testkit.RedisNodesExtension;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -17,6 +19,7 @@ import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.context.ConfigurableApplicationContext;
 
 /**
  * A bad {@code redlock.*} setting in a whole Spring Boot application (every auto-configuration on the class path, the
@@ -168,6 +171,39 @@ class RedlockFailureAnalyzerTest {
         Report size = startupFails(output, with(nodeArgs(), "redlock.max-reply-bytes=lots"));
         assertThat(size.description())
                 .contains("redlock.max-reply-bytes: cannot be read as a size", "from 16KB to 16MB; default 64KB");
+    }
+
+    @Test
+    void aDurationWithoutAUnitFailsNamingThePropertyAndTheFix(CapturedOutput output) {
+        // lease-time: 30 in YAML is the number 30, which Spring would read as 30 ms.
+        Report yaml = startupFails(
+                output,
+                with(nodeArgs("redlock.lease-time"), "spring.config.location=classpath:bare-duration/application.yml"));
+        assertThat(yaml.description())
+                .contains(
+                        "Invalid Redlock configuration: redlock.lease-time: 30 has no unit, and a bare number would"
+                                + " be read as milliseconds (30ms)",
+                        "redlock.lease-time=30 (class path resource [bare-duration/application.yml]");
+        assertThat(yaml.action())
+                .contains("Give redlock.lease-time a unit: 30s for seconds, or 30ms if milliseconds were meant");
+
+        Report nested = startupFails(output, with(nodeArgs(), "redlock.integration.lease-time=10"));
+        assertThat(nested.description()).contains("redlock.integration.lease-time: 10 has no unit");
+        assertThat(nested.action()).contains("Give redlock.integration.lease-time a unit: 10s");
+    }
+
+    @Test
+    void aDurationWithAUnitStartsAndABareZeroIsAccepted() {
+        try (ConfigurableApplicationContext context = app().run(with(
+                        nodeArgs("redlock.lease-time"),
+                        "redlock.lease-time=30s",
+                        "redlock.max-hold-time=0",
+                        "redlock.health.topology-check-interval=0")
+                .toArray(new String[0]))) {
+            RedlockClient client = context.getBean(RedlockClient.class);
+            assertThat(client.config().leaseTime()).isEqualTo(Duration.ofSeconds(30));
+            assertThat(client.config().maxHoldTime()).isEqualTo(Duration.ZERO);
+        }
     }
 
     @Test
