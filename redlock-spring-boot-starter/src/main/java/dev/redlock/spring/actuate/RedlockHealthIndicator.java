@@ -43,6 +43,10 @@ import org.springframework.boot.actuate.health.Health;
  * <p>The status follows reachability only: a node under restart protection is UP, since it will vote by itself
  * within a lease (a freshly started cluster would otherwise report DOWN for its first lease). While {@code voting} is
  * below {@code quorum}, locks fail although the status is UP: alert on that detail, not on the status.
+ *
+ * <p>For Kubernetes probes, include {@code redlock} in the readiness group only
+ * ({@code management.endpoint.health.group.readiness.include=readinessState,redlock}), never in liveness: a restart
+ * brings no Redis master back, and every instance would be restarted at once while the quorum is lost.
  */
 public class RedlockHealthIndicator extends AbstractHealthIndicator implements DisposableBean {
 
