@@ -17,8 +17,13 @@ public final class RedlockPropertyException extends IllegalArgumentException {
 
     private static final long serialVersionUID = 1L;
 
+    /** The Spring property, or null when the setting has none. */
     private final String property;
+
+    /** What is wrong with the value. */
     private final String problem;
+
+    /** What to change. */
     private final String action;
 
     /**
