@@ -63,6 +63,8 @@ public class RedlockAutoConfiguration {
      * @param listeners {@link RedlockListener} beans, added in order
      * @param customizers {@link RedlockConfigCustomizer} beans, applied in order after the listeners
      * @param sslBundles the application's SSL bundles, for {@code redlock.tls.bundle}
+     * @param environment for {@code spring.application.name}, the client's name unless {@code redlock.client-name}
+     *     gives one
      * @return a started client; the context closes it
      * @throws RedlockPropertyException if a setting is invalid, naming the {@code redlock.*} property
      * @throws IllegalStateException if {@code redlock.strict-topology} is on and the topology check found a problem
@@ -73,11 +75,19 @@ public class RedlockAutoConfiguration {
             RedlockProperties properties,
             ObjectProvider<RedlockListener> listeners,
             ObjectProvider<RedlockConfigCustomizer> customizers,
-            ObjectProvider<org.springframework.boot.ssl.SslBundles> sslBundles) {
+            ObjectProvider<org.springframework.boot.ssl.SslBundles> sslBundles,
+            Environment environment) {
         RedlockConfig config;
         boolean customized = customizers.orderedStream().findAny().isPresent();
         try {
             RedlockConfig.Builder builder = properties.toConfigBuilder();
+            String application = environment.getProperty("spring.application.name");
+            if (properties.getClientName() == null && application != null && !application.isBlank()) {
+                builder.clientName(
+                        application.length() > RedlockConfig.MAX_CLIENT_NAME_LENGTH
+                                ? application.substring(0, RedlockConfig.MAX_CLIENT_NAME_LENGTH)
+                                : application);
+            }
             String bundle = properties.getTls().getBundle();
             if (bundle != null && !bundle.isBlank()) {
                 builder.sslContext(sslContext(bundle, properties, sslBundles.getIfAvailable()));

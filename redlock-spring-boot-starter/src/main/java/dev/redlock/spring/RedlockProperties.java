@@ -87,6 +87,12 @@ public class RedlockProperties {
     private String keyPrefix = "redlock:";
 
     /**
+     * How this client names itself on the nodes, shown beside a lock holder's host, pid and thread by inspect and
+     * "redlock status"; default spring.application.name, else the main class or jar.
+     */
+    private String clientName;
+
+    /**
      * How long the watchdog keeps extending a lease before it lets it expire; 0 means no cap.
      */
     private Duration maxHoldTime = Duration.ZERO;
@@ -186,6 +192,9 @@ public class RedlockProperties {
         }
         if (tls.keyStore != null) {
             b.tlsKeyStore(tls.keyStore, tls.keyStorePassword);
+        }
+        if (clientName != null) {
+            b.clientName(clientName);
         }
         return b;
     }
@@ -528,6 +537,24 @@ public class RedlockProperties {
      */
     public void setCircuitOpenDuration(Duration circuitOpenDuration) {
         this.circuitOpenDuration = circuitOpenDuration;
+    }
+
+    /**
+     * Returns the client's name.
+     *
+     * @return {@code redlock.client-name}, or null for the default
+     */
+    public String getClientName() {
+        return clientName;
+    }
+
+    /**
+     * Sets the client's name.
+     *
+     * @param clientName {@code redlock.client-name}
+     */
+    public void setClientName(String clientName) {
+        this.clientName = clientName;
     }
 
     /**

@@ -92,6 +92,11 @@ final class RedlockPropertyNames {
                 Form.TEXT,
                 "valid Unicode of at most " + RedlockConfig.MAX_KEY_PREFIX_BYTES + " UTF-8 bytes; default "
                         + RedlockConfig.DEFAULT_KEY_PREFIX);
+        field(
+                "clientName",
+                Form.TEXT,
+                "1 to " + RedlockConfig.MAX_CLIENT_NAME_LENGTH
+                        + " characters, no control characters; default spring.application.name, else the main class");
         field("maxHoldTime", Form.DURATION, "0 (no cap) or more; default 0");
         field("maxFailedExtensions", Form.WHOLE_NUMBER, "0 (no cap) or more; default 0");
         field("restartQuarantine", Form.BOOLEAN, "default true");

@@ -139,7 +139,10 @@ public class RedlockHealthIndicator extends AbstractHealthIndicator implements D
                 .withDetail("reachable", reachable)
                 .withDetail("voting", voting)
                 .withDetail("quorum", quorum)
-                .withDetail("total", total);
+                .withDetail("total", total)
+                // How this client appears as a holder in inspect() and "redlock status", and what it holds now.
+                .withDetail("clientName", client.config().clientName())
+                .withDetail("leasesHeld", client.activeLeases());
         if (!topologyCheckInterval.isZero()) {
             builder.withDetail("topology", topologyDetails());
         }

@@ -81,6 +81,31 @@ class RedlockHealthIndicatorTest {
      * Freshly started masters: restart protection keeps their votes out for about a lease. The status stays UP (they
      * vote by themselves soon), but each node says why and for how long, and {@code voting} says no lock can be had.
      */
+    /** The client's name (from spring.application.name, or redlock.client-name) is how holders are shown. */
+    @Test
+    void detailsNameTheClientAsInspectionsShowItsHolders() {
+        runner.withPropertyValues("spring.application.name=orders").run(context -> {
+            RedlockHealthIndicator indicator = context.getBean("redlockHealthIndicator", RedlockHealthIndicator.class);
+            RedlockClient client = context.getBean(RedlockClient.class);
+            assertThat(indicator.health().getDetails())
+                    .containsEntry("clientName", "orders")
+                    .containsEntry("leasesHeld", 0);
+            try (var lease =
+                    client.redLock("health-held").tryAcquire(Duration.ZERO).orElseThrow()) {
+                assertThat(indicator.health().getDetails()).containsEntry("leasesHeld", 1);
+                assertThat(client.inspect("health-held")
+                                .holderIdentity()
+                                .orElseThrow()
+                                .clientName())
+                        .isEqualTo("orders");
+            }
+        });
+        runner.withPropertyValues("spring.application.name=orders", "redlock.client-name=orders-eu")
+                .run(context -> assertThat(
+                                context.getBean(RedlockClient.class).config().clientName())
+                        .isEqualTo("orders-eu"));
+    }
+
     @Test
     void restartProtectionShowsPerNodeAndInTheVotingCount() {
         try (dev.redlock.testkit.RedisNodes fresh = dev.redlock.testkit.RedisNodes.start(3)) {
