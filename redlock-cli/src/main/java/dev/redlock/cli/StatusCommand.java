@@ -84,12 +84,16 @@ public final class StatusCommand implements Callable<Integer> {
             int total = info.nodes().size();
             int quorum = total / 2 + 1;
             int answered = 0;
+            int voting = 0;
+            Map<String, String> protection = client.restartProtection();
             List<Map<String, Object>> perNode = new ArrayList<>();
             for (int i = 0; i < total; i++) {
                 NodeOutcome o = info.nodes().get(i);
                 boolean ok = o.status() == NodeStatus.TAKEN || o.status() == NodeStatus.ALREADY_EXPIRED;
+                String waiting = protection.get(o.node());
                 if (ok) {
                     answered++;
+                    voting += waiting == null ? 1 : 0;
                 }
                 Map<String, Object> m = new LinkedHashMap<>();
                 m.put("node", Secrets.mask(o.node()));
@@ -101,6 +105,7 @@ public final class StatusCommand implements Callable<Integer> {
                 m.put("holder", info.holders().get(i).orElse(null));
                 m.put("ttlMs", o.holderTtl().map(d -> d.toMillis()).orElse(null));
                 o.error().ifPresent(e -> m.put("error", Secrets.mask(String.valueOf(e.getMessage()))));
+                m.put("restartProtection", waiting == null ? null : Secrets.mask(waiting));
                 perNode.add(m);
             }
             boolean known = answered >= quorum || info.locked();
@@ -115,12 +120,25 @@ public final class StatusCommand implements Callable<Integer> {
             doc.put("quorum", quorum);
             doc.put("nodesTotal", total);
             doc.put("nodesAnswered", answered);
+            doc.put("nodesVoting", voting);
             doc.put("remainingMs", info.remaining().map(d -> d.toMillis()).orElse(null));
             doc.put("nodes", perNode);
             if (json) {
                 Json.println(out, doc);
             } else {
                 printTable(out, info, perNode, quorum, answered, known);
+                if (answered >= quorum && voting < quorum) {
+                    out.printf(
+                            "no lock can be had now: only %d of %d nodes vote (a quorum is %d); the others are "
+                                    + "within restart protection:%n",
+                            voting, total, quorum);
+                }
+                for (Map<String, Object> m : perNode) {
+                    if (m.get("restartProtection") != null) {
+                        out.printf("  WAIT %s: %s%n", m.get("node"), m.get("restartProtection"));
+                    }
+                }
+                out.flush();
             }
             return known ? ExitCodes.OK : ExitCodes.NOT_ENOUGH_NODES;
         }

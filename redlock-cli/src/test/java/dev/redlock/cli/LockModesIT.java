@@ -223,6 +223,24 @@ class LockModesIT {
         await().atMost(Duration.ofSeconds(10)).until(() -> !child.isAlive());
     }
 
+    /** On masters started moments ago, status says that no lock can be had yet, which nodes wait, and for how long. */
+    @Test
+    void statusSaysWhichNodesDoNotVoteYet() throws Exception {
+        try (RedisNodes fresh = RedisNodes.start(3)) {
+            String freshUris = Cli.nodes(fresh.servers());
+            Cli.Result json = Cli.run(T, Map.of(), "status", "--nodes", freshUris, "anything", "--json");
+            assertEquals(0, json.exit(), json::toString);
+            JsonNode doc = Cli.JSON.readTree(json.out());
+            assertEquals(0, doc.get("nodesVoting").asInt(), json::toString);
+            for (JsonNode node : doc.get("nodes")) {
+                assertTrue(node.get("restartProtection").asText().contains("restart protection"), json::toString);
+            }
+            Cli.Result text = Cli.run(T, Map.of(), "status", "--nodes", freshUris, "anything");
+            assertTrue(text.out().contains("no lock can be had now"), text::toString);
+            assertTrue(text.out().contains("WAIT "), text::toString);
+        }
+    }
+
     /** The distribution archive installs as bin/redlock and lib/, and the launcher finds its jar there. */
     @Test
     void theDistributionArchiveRuns() throws Exception {
