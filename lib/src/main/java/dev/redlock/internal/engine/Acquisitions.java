@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The Redlock for Java authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package dev.redlock.internal.engine;
 
 import dev.redlock.AcquireResult;
