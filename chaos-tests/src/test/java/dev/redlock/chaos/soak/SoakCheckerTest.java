@@ -111,11 +111,27 @@ class SoakCheckerTest {
     @Test
     void connectionsBeyondTwoPerClientFail() {
         onlyFails(SoakChecker.CONNECTIONS_CHECK, (i, f) -> f.connections = 9);
+        onlyFails(SoakChecker.CONNECTIONS_CHECK, (i, f) -> f.connections = i == 5 || i == 6 ? 12 : 8);
+    }
+
+    /**
+     * One sample above the bound, a minute apart from the next, is a node's restart passing by (clients reconnecting
+     * and repairing fencing counters), not a leak: a 30-minute run saw node 0 at 15 connections for one sample late
+     * in the run, and at 8 from the next to the end.
+     */
+    @Test
+    void aSpikeOfOneSampleIsNoLeak() {
+        Map<String, CheckResult.Validity> v = verdicts(run((i, f) -> {
+            f.connections = i == 8 ? 15 : 8;
+            f.keys = i == 2 ? 40 : 18;
+            f.freshKeys = i == 8 ? 14 : 2;
+        }));
+        assertTrue(v.values().stream().allMatch(x -> x == CheckResult.Validity.VALID), v::toString);
     }
 
     @Test
     void leftoverSubscriptionsFail() {
-        onlyFails(SoakChecker.SUBSCRIPTIONS_CHECK, (i, f) -> f.channels = 15 + i); // 24 > 23 at the end
+        onlyFails(SoakChecker.SUBSCRIPTIONS_CHECK, (i, f) -> f.channels = 15 + 2 * i); // above 23 from minute 5 on
         onlyFails(SoakChecker.SUBSCRIPTIONS_CHECK, (i, f) -> f.patterns = i == 7 ? 1 : 0);
     }
 
@@ -127,7 +143,7 @@ class SoakCheckerTest {
 
     @Test
     void keysBeyondWhatTheWorkloadNeedsFail() {
-        onlyFails(SoakChecker.KEYS_CHECK, (i, f) -> f.freshKeys = i == 5 ? 17 : 2);
+        onlyFails(SoakChecker.KEYS_CHECK, (i, f) -> f.freshKeys = i == 5 || i == 6 ? 17 : 2);
         onlyFails(SoakChecker.KEYS_CHECK, (i, f) -> f.fences = i == 8 ? 4 : 3);
     }
 
