@@ -31,6 +31,11 @@ public record HolderIdentity(
     /**
      * Checks the fields.
      *
+     * @param host the holder's host name
+     * @param pid the holder's process id
+     * @param clientName the name the holder's client gives itself
+     * @param thread the thread that asked for the lease, if known
+     * @param since when the lease was handed out, if known
      * @throws NullPointerException if a field is null
      */
     public HolderIdentity {
