@@ -1,3 +1,6 @@
+-- Copyright 2026 The Redlock for Java authors
+-- SPDX-License-Identifier: Apache-2.0
+--
 -- Acquire a lock key on one node: SET NX PX, plus what the client needs to judge the vote, in one atomic step.
 --
 -- KEYS[1]  the lock key

@@ -1,3 +1,6 @@
+-- Copyright 2026 The Redlock for Java authors
+-- SPDX-License-Identifier: Apache-2.0
+--
 -- Extend a lock key's expiry only if it still holds the caller's token, and only if no newer extension of the same
 -- lease ran here first. It never creates the key: an extension must not resurrect a lock that is gone.
 --

@@ -1,3 +1,6 @@
+-- Copyright 2026 The Redlock for Java authors
+-- SPDX-License-Identifier: Apache-2.0
+--
 -- Raise a lock's fencing counter to the caller's candidate token, but only while this node's lock key still holds
 -- the caller's token: a holder that lost the key here must not move the counter. The counter never goes down.
 -- A later holder's quorum overlaps the quorum that confirmed this step on at least one node, where it then reads a

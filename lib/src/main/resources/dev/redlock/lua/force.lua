@@ -1,3 +1,6 @@
+-- Copyright 2026 The Redlock for Java authors
+-- SPDX-License-Identifier: Apache-2.0
+--
 -- Delete a lock key held by the holder an inspection just saw: the administrator's forced unlock. Token-checked by
 -- prefix, so a holder that took the lock since the inspection is left alone. The holder finds out at its next
 -- extension (the key is gone) and its lease is declared lost; the fencing counter is left alone, so the next

@@ -1,3 +1,6 @@
+-- Copyright 2026 The Redlock for Java authors
+-- SPDX-License-Identifier: Apache-2.0
+--
 -- Replace one client's entry: who the client is, and which of its leases have been held for a while, so that an
 -- inspection can name a lock's holder (host, process, client name, thread, since when). Written by the client about
 -- once every ten seconds, and when its long-held leases change; never on a lock's own path.

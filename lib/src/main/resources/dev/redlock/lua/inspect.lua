@@ -1,3 +1,6 @@
+-- Copyright 2026 The Redlock for Java authors
+-- SPDX-License-Identifier: Apache-2.0
+--
 -- Read who holds a lock key on one node, for inspection. Changes nothing.
 --
 -- KEYS[1]  the lock key

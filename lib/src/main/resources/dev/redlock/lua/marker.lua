@@ -1,3 +1,6 @@
+-- Copyright 2026 The Redlock for Java authors
+-- SPDX-License-Identifier: Apache-2.0
+--
 -- Maintain a node's incarnation marker (see acquire.lua), compare-and-set on the marker id, so that of several
 -- clients that notice the same change only the first acts.
 --

@@ -1,3 +1,6 @@
+-- Copyright 2026 The Redlock for Java authors
+-- SPDX-License-Identifier: Apache-2.0
+--
 -- Release a lock key only if it still holds the caller's token.
 -- A plain DEL could remove a key that expired and was then taken by another owner,
 -- so the compare and the delete must be one atomic step on the node.

@@ -1,3 +1,6 @@
+-- Copyright 2026 The Redlock for Java authors
+-- SPDX-License-Identifier: Apache-2.0
+--
 -- Raise one fencing counter on a node whose counters are not intact (it lost its data since the cluster's counters
 -- started) to a value read from nodes whose counters are, and tag it with the node's current incarnation, so that it
 -- counts in fencing reads again. The node-level repair runs this for every counter, then marks the node intact.
