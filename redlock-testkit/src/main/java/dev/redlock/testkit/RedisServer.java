@@ -19,6 +19,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.IntPredicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import redis.clients.jedis.ClientSetInfoConfig;
@@ -75,12 +76,21 @@ public final class RedisServer implements AutoCloseable {
     private boolean closed; // guarded by this
 
     private RedisServer(
-            Path binary, int port, Path dataDir, TlsCertificates tls, boolean clientAuth, List<String> extraArgs) {
+            Path binary,
+            int port,
+            Path dataDir,
+            TlsCertificates tls,
+            boolean clientAuth,
+            List<String> leadingArgs,
+            List<String> extraArgs) {
         this.port = port;
         this.dataDir = dataDir;
         this.tls = tls;
-        List<String> cmd = new ArrayList<>(List.of(
-                binary.toString(),
+        List<String> cmd = new ArrayList<>();
+        cmd.add(binary.toString());
+        // A configuration file must come first on the redis-server command line, before any option.
+        cmd.addAll(leadingArgs);
+        cmd.addAll(List.of(
                 "--port",
                 Integer.toString(port),
                 "--bind",
@@ -174,13 +184,27 @@ public final class RedisServer implements AutoCloseable {
     }
 
     private static RedisServer start(TlsCertificates tls, boolean clientAuth, List<String> extraArgs) {
+        return start(tls, clientAuth, List.of(), extraArgs, port -> true);
+    }
+
+    /**
+     * Starts a redis-server as the public factories do, with arguments placed before all others (a configuration file,
+     * then e.g. {@code --sentinel}) and a condition on the port (e.g. that the cluster bus port, 10000 above, is free).
+     */
+    static RedisServer start(
+            TlsCertificates tls,
+            boolean clientAuth,
+            List<String> leadingArgs,
+            List<String> extraArgs,
+            IntPredicate portCondition) {
+        List<String> leading = List.copyOf(leadingArgs);
         List<String> args = List.copyOf(extraArgs);
         Path binary = RedisBinary.resolve();
         Path dataDir = newDataDir();
         StartupFailure last = null;
         for (int attempt = 1; attempt <= START_ATTEMPTS; attempt++) {
-            int port = reservePort();
-            RedisServer server = new RedisServer(binary, port, dataDir, tls, clientAuth, args);
+            int port = reservePort(portCondition);
+            RedisServer server = new RedisServer(binary, port, dataDir, tls, clientAuth, leading, args);
             try {
                 server.launch();
                 return server;
@@ -636,7 +660,7 @@ public final class RedisServer implements AutoCloseable {
         return out.toString();
     }
 
-    private static int reservePort() {
+    private static int reservePort(IntPredicate condition) {
         for (int i = 0; i < 100; i++) {
             int port;
             try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getByAddress(new byte[] {127, 0, 0, 1}))) {
@@ -644,12 +668,16 @@ public final class RedisServer implements AutoCloseable {
             } catch (IOException e) {
                 throw new UncheckedIOException("Cannot find a free port on " + HOST, e);
             }
+            if (!condition.test(port)) {
+                continue;
+            }
             if (PORTS.add(port)) {
                 return port;
             }
             // Another server of this JVM already owns that port (closed sockets can be handed out again).
         }
-        throw new IllegalStateException("Cannot find a free port on " + HOST + " not used by this JVM");
+        throw new IllegalStateException(
+                "Cannot find a free port on " + HOST + " that suits the server and is not used by this JVM");
     }
 
     private static Path newDataDir() {

@@ -308,6 +308,16 @@ public final class TlsCertificates {
         return dir.resolve("server.key");
     }
 
+    /** The client's certificate, PEM, made for client authentication (a cluster node's outgoing bus links). */
+    Path clientCertificate() {
+        return dir.resolve("client.crt");
+    }
+
+    /** The client's private key, PEM (PKCS#8). */
+    Path clientKey() {
+        return dir.resolve("client.key");
+    }
+
     /**
      * Returns a PKCS#12 trust store holding the authority's certificate.
      *
