@@ -41,15 +41,60 @@ final class LuaShim {
     private final Globals globals = new Globals();
     private final Map<String, LuaValue> compiled = new HashMap<>();
     /**
-     * The Lua strings of recent Java strings, and back: keys, tokens and replies repeat across calls, and converting
-     * each one (UTF-8 both ways) is a good part of a call's cost. Cleared when it grows, so a long run stays small.
+     * The Lua strings of recent Java strings, and back: keys, tokens, replies and the scripts' own constants repeat
+     * across calls, and converting each one (UTF-8 both ways) is a good part of a call's cost. Two direct-mapped
+     * caches, a slot per hash: a Java string by its hash (then equality), a Lua string by its identity (its hash is
+     * computed when it is made); a newer string takes the slot of an older one.
      */
-    private final Map<String, LuaString> toLuaStrings = new HashMap<>();
+    private static final int CACHE = 4_096;
 
-    @SuppressWarnings("IdentityHashMapUsage") // keyed by LuaJ's interned strings themselves, on purpose
-    private final Map<LuaString, String> fromLuaStrings = new java.util.IdentityHashMap<>();
+    private final String[] javaKeys = new String[CACHE];
+    private final LuaString[] javaValues = new LuaString[CACHE];
+    private final LuaString[] luaKeys = new LuaString[CACHE];
+    private final String[] luaValues = new String[CACHE];
 
     private SimRedis server;
+
+    private static final LuaString KEYS = LuaString.valueOf("KEYS");
+    private static final LuaString ARGV = LuaString.valueOf("ARGV");
+    private static final LuaString WORDS = LuaString.valueOf("%S+");
+
+    /**
+     * What {@code string.gmatch(s, '%S+')} returns: an iterator over the runs of characters that are not white space
+     * (C's {@code isspace}, as Lua's {@code %s}).
+     */
+    private static final class Words extends VarArgFunction {
+        private final LuaString src;
+        private int at;
+
+        Words(LuaString src) {
+            this.src = src;
+        }
+
+        @Override
+        public Varargs invoke(Varargs args) {
+            byte[] b = src.m_bytes;
+            int end = src.m_offset + src.m_length;
+            int i = src.m_offset + at;
+            while (i < end && space(b[i])) {
+                i++;
+            }
+            if (i >= end) {
+                at = src.m_length;
+                return NIL;
+            }
+            int start = i;
+            while (i < end && !space(b[i])) {
+                i++;
+            }
+            at = i - src.m_offset;
+            return src.substring(start - src.m_offset, i - src.m_offset);
+        }
+
+        private static boolean space(byte c) {
+            return c == ' ' || (c >= '\t' && c <= '\r');
+        }
+    }
 
     private LuaShim() {
         globals.load(new JseBaseLib());
@@ -60,10 +105,22 @@ final class LuaShim {
         LoadState.install(globals);
         LuaC.install(globals);
         // The string table is also the strings' metatable index, so ("%d"):format(...) gets this one too.
-        globals.get("string").set("format", new VarArgFunction() {
+        LuaValue string = globals.get("string");
+        string.set("format", new VarArgFunction() {
             @Override
             public Varargs invoke(Varargs args) {
                 return LuaFormat.format(args);
+            }
+        });
+        // The scripts split their kind words with gmatch(s, '%S+'): that pattern is read here directly, every other
+        // one by LuaJ's matcher.
+        LuaValue gmatch = string.get("gmatch");
+        string.set("gmatch", new VarArgFunction() {
+            @Override
+            public Varargs invoke(Varargs args) {
+                LuaString src = args.checkstring(1);
+                LuaString pattern = args.checkstring(2);
+                return pattern.raweq(WORDS) ? new Words(src) : gmatch.invoke(args);
             }
         });
         LuaTable redis = new LuaTable();
@@ -94,22 +151,37 @@ final class LuaShim {
     }
 
     private LuaString lua(String s) {
-        LuaString v = toLuaStrings.get(s);
-        if (v == null) {
-            if (toLuaStrings.size() >= 4_096) {
-                toLuaStrings.clear();
-                fromLuaStrings.clear();
-            }
-            v = LuaString.valueOf(s);
-            toLuaStrings.put(s, v);
-            fromLuaStrings.put(v, s);
+        int slot = s.hashCode() & (CACHE - 1);
+        String k = javaKeys[slot];
+        if (k == s || s.equals(k)) {
+            return javaValues[slot];
         }
+        LuaString v = LuaString.valueOf(s);
+        javaKeys[slot] = s;
+        javaValues[slot] = v;
+        int back = v.hashCode() & (CACHE - 1);
+        luaKeys[back] = v;
+        luaValues[back] = s;
         return v;
     }
 
+    /**
+     * The Java string of a Lua string. Strings the script holds as constants (command names, options, field names)
+     * are the same objects on every call: remembered, they cost one look at a slot, and hand the server the same Java
+     * string each time (its hash already computed).
+     */
     private String java(LuaValue v) {
-        String s = v instanceof LuaString ? fromLuaStrings.get(v) : null;
-        return s != null ? s : v.tojstring();
+        if (!(v instanceof LuaString)) {
+            return v.tojstring();
+        }
+        int slot = v.hashCode() & (CACHE - 1);
+        if (luaKeys[slot] == v) {
+            return luaValues[slot];
+        }
+        String s = v.tojstring();
+        luaKeys[slot] = (LuaString) v;
+        luaValues[slot] = s;
+        return s;
     }
 
     private List<String> command(Varargs args) {
@@ -139,8 +211,8 @@ final class LuaShim {
      */
     Object run(SimRedis on, String source, List<String> keys, List<String> argv) {
         LuaValue chunk = compiled.computeIfAbsent(source, s -> globals.load(s, "@user_script"));
-        globals.set("KEYS", table(keys));
-        globals.set("ARGV", table(argv));
+        globals.rawset(KEYS, table(keys));
+        globals.rawset(ARGV, table(argv));
         server = on;
         try {
             return fromLua(chunk.call());

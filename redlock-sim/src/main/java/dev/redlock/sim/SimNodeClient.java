@@ -34,7 +34,11 @@ public final class SimNodeClient implements NodeClient {
         final long id;
         final int incarnation;
         final Quarantine.Connection ident = new Quarantine.Connection();
-        final ArrayDeque<NodeOp> awaiting = new ArrayDeque<>();
+        /** Sent and not answered yet, oldest first. */
+        final ArrayDeque<Sent> awaiting = new ArrayDeque<>();
+        /** Whether a stall check is scheduled for the oldest unanswered command. */
+        boolean stallCheck;
+
         boolean ready;
         boolean broken;
         /** A message on this connection was lost: nothing more gets through (the path is dead). */
@@ -49,6 +53,12 @@ public final class SimNodeClient implements NodeClient {
             this.incarnation = incarnation;
         }
     }
+
+    /**
+     * A command on its way or waiting for its reply, and the world time at which it has waited twice the per-node
+     * timeout (stall detection).
+     */
+    private record Sent(NodeOp op, long stalledAt) {}
 
     /** Hears each script a server ran for this client, once it ran (for checkers that need the nodes' view). */
     public interface ScriptListener {
@@ -175,7 +185,8 @@ public final class SimNodeClient implements NodeClient {
     }
 
     private void send(Conn c, NodeOp op) {
-        c.awaiting.add(op);
+        long stalledAt = net.world().now() + client.worldDelay(2 * timeoutNanos + 1);
+        c.awaiting.add(new Sent(op, stalledAt));
         String[] args = op.arguments();
         NodeOp sent = op;
         dev.redlock.sim.SimWorld w = net.world();
@@ -195,16 +206,32 @@ public final class SimNodeClient implements NodeClient {
             Object r = reply;
             reply(c, () -> answered(c, sent, r));
         });
-        // Stall detection: the oldest unanswered command waited twice the per-node timeout.
-        client.afterClock(2 * timeoutNanos + 1, () -> {
-            if (!c.broken && c.awaiting.peek() == sent) {
-                fail(
-                        c,
-                        NodeStatus.TIMEOUT,
-                        new QuietException.NodeTimeout(
-                                "no reply from " + name + " for twice the per-node timeout; connection dropped"));
-            }
-        });
+        if (!c.stallCheck) {
+            c.stallCheck = true;
+            client.at(stalledAt, () -> stallCheck(c));
+        }
+    }
+
+    /**
+     * Stall detection: the oldest unanswered command waited twice the per-node timeout. One check per connection is
+     * scheduled at a time, for its oldest command; when that one was answered, the check moves on to the next.
+     */
+    private void stallCheck(Conn c) {
+        c.stallCheck = false;
+        Sent oldest = c.awaiting.peek();
+        if (c.broken || oldest == null) {
+            return;
+        }
+        if (oldest.stalledAt() <= net.world().now()) {
+            fail(
+                    c,
+                    NodeStatus.TIMEOUT,
+                    new QuietException.NodeTimeout(
+                            "no reply from " + name + " for twice the per-node timeout; connection dropped"));
+            return;
+        }
+        c.stallCheck = true;
+        client.at(oldest.stalledAt(), () -> stallCheck(c));
     }
 
     private static String describe(NodeOp op) {
@@ -314,7 +341,8 @@ public final class SimNodeClient implements NodeClient {
     }
 
     private void answered(Conn c, NodeOp op, Object reply) {
-        if (c.awaiting.peek() != op) {
+        Sent oldest = c.awaiting.peek();
+        if (oldest == null || oldest.op() != op) {
             throw new IllegalStateException("reply out of order on " + name);
         }
         c.awaiting.poll();
@@ -411,9 +439,9 @@ public final class SimNodeClient implements NodeClient {
         if (conn == c) {
             conn = null;
         }
-        NodeOp op;
-        while ((op = c.awaiting.poll()) != null) {
-            guard.settle(op, status, cause);
+        Sent sent;
+        while ((sent = c.awaiting.poll()) != null) {
+            guard.settle(sent.op(), status, cause);
         }
         if (!closed) {
             guard.failed(cause);

@@ -4,7 +4,6 @@
  */
 package dev.redlock.sim;
 
-import java.util.PriorityQueue;
 import java.util.SplittableRandom;
 
 /**
@@ -15,7 +14,7 @@ import java.util.SplittableRandom;
 public final class SimWorld {
 
     /** One scheduled event; cancelled events stay queued and are skipped. */
-    public static final class Event implements Comparable<Event> {
+    public static final class Event {
         long at;
         final long seq;
         final Runnable task;
@@ -52,14 +51,16 @@ public final class SimWorld {
             return at;
         }
 
-        @Override
-        public int compareTo(Event o) {
-            int c = Long.compare(at, o.at);
-            return c != 0 ? c : Long.compare(seq, o.seq);
+        /** Whether this event runs before {@code o}: earlier, or at the same time and scheduled first. */
+        boolean before(Event o) {
+            return at < o.at || (at == o.at && seq < o.seq);
         }
     }
 
-    private final PriorityQueue<Event> queue = new PriorityQueue<>();
+    /** The events not run yet: a binary heap ordered by time, then by scheduling order. */
+    private Event[] heap = new Event[256];
+
+    private int size;
     private final SplittableRandom random;
     private long now;
     private long seq;
@@ -110,7 +111,7 @@ public final class SimWorld {
     /** Schedules {@code task} at world time {@code at} (never earlier than now), on behalf of {@code process}. */
     public Event at(long at, SimProcess process, Runnable task) {
         Event e = new Event(Math.max(at, now), seq++, task, process);
-        queue.add(e);
+        push(e);
         return e;
     }
 
@@ -120,15 +121,15 @@ public final class SimWorld {
 
     /** Runs events in time order until the queue is empty or the next one lies after {@code until}. */
     public void runUntil(long until) {
-        while (!queue.isEmpty() && queue.peek().at <= until) {
-            Event e = queue.poll();
+        while (size > 0 && heap[0].at <= until) {
+            Event e = pop();
             if (e.cancelled) {
                 continue;
             }
             if (e.process != null && e.process.pausedAt(e.at)) {
                 // The process is stopped: its event runs when it resumes, in the order it was due.
                 e.at = e.process.resumeAt();
-                queue.add(e);
+                push(e);
                 continue;
             }
             now = e.at;
@@ -138,6 +139,49 @@ public final class SimWorld {
             afterEach.run();
         }
         now = Math.max(now, until);
+    }
+
+    private void push(Event e) {
+        if (size == heap.length) {
+            heap = java.util.Arrays.copyOf(heap, size * 2);
+        }
+        int i = size++;
+        while (i > 0) {
+            int parent = (i - 1) >>> 1;
+            Event p = heap[parent];
+            if (!e.before(p)) {
+                break;
+            }
+            heap[i] = p;
+            i = parent;
+        }
+        heap[i] = e;
+    }
+
+    private Event pop() {
+        Event top = heap[0];
+        Event last = heap[--size];
+        heap[size] = null;
+        if (size > 0) {
+            int i = 0;
+            int half = size >>> 1;
+            while (i < half) {
+                int child = 2 * i + 1;
+                Event c = heap[child];
+                int right = child + 1;
+                if (right < size && heap[right].before(c)) {
+                    child = right;
+                    c = heap[right];
+                }
+                if (!c.before(last)) {
+                    break;
+                }
+                heap[i] = c;
+                i = child;
+            }
+            heap[i] = last;
+        }
+        return top;
     }
 
     /** A uniformly random long in [lo, hi]. */
