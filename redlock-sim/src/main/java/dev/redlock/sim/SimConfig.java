@@ -17,6 +17,8 @@ package dev.redlock.sim;
  * @param workload what the clients do
  * @param notifications whether the clients subscribe to the nodes' release notifications (off: their waiters poll, as
  *     they do while every subscription is down)
+ * @param failover whether each node has an asynchronous replica that a failover promotes (with the writes it had
+ *     received by then), instead of losing data to restarts without persistence or {@code FLUSHALL}
  */
 public record SimConfig(
         String name,
@@ -26,7 +28,8 @@ public record SimConfig(
         boolean majorityLoss,
         boolean insideAssumptions,
         Workload workload,
-        boolean notifications) {
+        boolean notifications,
+        boolean failover) {
 
     /** What the simulated clients do. */
     public enum Workload {
@@ -63,33 +66,51 @@ public record SimConfig(
 
     /** Every fault, inside the assumptions: clocks within the drift factor, data loss on a minority. */
     public static final SimConfig FAULTS =
-            new SimConfig("faults", true, false, false, false, true, Workload.FAMILY, false);
+            new SimConfig("faults", true, false, false, false, true, Workload.FAMILY, false, false);
     /** The same, with nodes that fsync every write trusted across restarts. */
     public static final SimConfig TRUSTED_PERSISTENCE =
-            new SimConfig("trusted-persistence", true, true, false, false, true, Workload.FAMILY, false);
+            new SimConfig("trusted-persistence", true, true, false, false, true, Workload.FAMILY, false, false);
     /** Every fault, inside the assumptions, with several clients' waiters queued for one lock. */
     public static final SimConfig ONE_LOCK =
-            new SimConfig("one-lock", true, false, false, false, true, Workload.ONE_LOCK, true);
+            new SimConfig("one-lock", true, false, false, false, true, Workload.ONE_LOCK, true, false);
+    /**
+     * Every fault, inside the assumptions, on nodes that each have a replica (Sentinel-managed masters): data is lost
+     * only when a failover promotes a replica that had not received the latest writes (replication lag, a stalled
+     * link), on a minority of nodes; a planned switchover (the replica caught up first) on any node.
+     */
+    public static final SimConfig FAILOVER =
+            new SimConfig("failover", true, false, false, false, true, Workload.FAMILY, false, true);
+    /** Negative control: the same failovers with restart protection off. */
+    public static final SimConfig FAILOVER_NO_QUARANTINE =
+            new SimConfig("failover-no-quarantine", false, false, false, false, false, Workload.FAMILY, false, true);
     /** Negative control: clocks drift beyond the drift factor. */
     public static final SimConfig DRIFT_BEYOND_FACTOR =
-            new SimConfig("drift-beyond-factor", true, false, true, false, false, Workload.FAMILY, false);
+            new SimConfig("drift-beyond-factor", true, false, true, false, false, Workload.FAMILY, false, false);
     /** Negative control: restart protection off while nodes lose data. */
     public static final SimConfig NO_QUARANTINE =
-            new SimConfig("no-quarantine", false, false, false, false, false, Workload.FAMILY, false);
+            new SimConfig("no-quarantine", false, false, false, false, false, Workload.FAMILY, false, false);
     /** Negative control: a majority of nodes lose their data at once. */
     public static final SimConfig MAJORITY_LOSS =
-            new SimConfig("majority-loss", true, false, false, true, false, Workload.FAMILY, false);
+            new SimConfig("majority-loss", true, false, false, true, false, Workload.FAMILY, false, false);
 
     /** Looks a configuration up by name. */
     public static SimConfig named(String name) {
         for (SimConfig c : new SimConfig[] {
-            FAULTS, TRUSTED_PERSISTENCE, ONE_LOCK, DRIFT_BEYOND_FACTOR, NO_QUARANTINE, MAJORITY_LOSS
+            FAULTS,
+            TRUSTED_PERSISTENCE,
+            FAILOVER,
+            ONE_LOCK,
+            DRIFT_BEYOND_FACTOR,
+            NO_QUARANTINE,
+            MAJORITY_LOSS,
+            FAILOVER_NO_QUARANTINE
         }) {
             if (c.name.equals(name)) {
                 return c;
             }
         }
         throw new IllegalArgumentException("sim.config: unknown configuration '" + name + "'; known: faults, "
-                + "trusted-persistence, one-lock, drift-beyond-factor, no-quarantine, majority-loss");
+                + "trusted-persistence, failover, one-lock, drift-beyond-factor, no-quarantine, majority-loss, "
+                + "failover-no-quarantine");
     }
 }

@@ -72,6 +72,16 @@ public class SimProcess {
         pausedUntil = until;
     }
 
+    /**
+     * The process at this address is running from now on (another process took its place): a stop in progress ends.
+     * Events it had put off run now, in the order they were due.
+     */
+    protected void resume() {
+        if (paused()) {
+            pausedUntil = world.now();
+        }
+    }
+
     boolean pausedAt(long t) {
         return t >= pausedFrom && t < pausedUntil;
     }

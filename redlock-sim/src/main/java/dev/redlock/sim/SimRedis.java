@@ -38,11 +38,36 @@ public final class SimRedis extends SimProcess {
     /** A status reply such as {@code +OK}. */
     public record Status(String text) {}
 
+    private static final Status OK = new Status("OK");
+
     private static final long EPOCH_MILLIS = 1_700_000_000_000L;
 
+    /** No expiry: a key without a TTL. */
+    private static final long NO_EXPIRY = Long.MAX_VALUE;
+
+    /** A key's value (a {@code String}, a hash as a {@code Map}, or a {@link ZSet}) and when it expires. */
+    private static final class Stored {
+        final Object value;
+        /** When the key expires, in milliseconds of the server's clock; {@link #NO_EXPIRY} if never. */
+        long expireAt;
+
+        Stored(Object value, long expireAt) {
+            this.value = value;
+            this.expireAt = expireAt;
+        }
+
+        /** A copy that shares nothing the server changes in place (what a replica receives). */
+        @SuppressWarnings("unchecked")
+        Stored copy() {
+            Object v = value instanceof Map
+                    ? new LinkedHashMap<>((Map<String, String>) value)
+                    : value instanceof ZSet ? ((ZSet) value).copy() : value;
+            return new Stored(v, expireAt);
+        }
+    }
+
     private final String name;
-    private final Map<String, Object> data = new HashMap<>();
-    private final Map<String, Long> expires = new HashMap<>();
+    private Map<String, Stored> data = new HashMap<>();
     private final boolean persistent;
     private String runId;
     private long bootWorldNanos;
@@ -116,13 +141,195 @@ public final class SimRedis extends SimProcess {
         }
     }
 
-    /** The process starts again: a new run_id, uptime from zero. */
+    /** The process starts again: a new run_id, uptime from zero; its replica syncs again from what it holds. */
     public void restart() {
         world().trace(name + " restarts");
         down = false;
         incarnation++;
         runId = newRunId();
         bootWorldNanos = world().now();
+        if (replica != null) {
+            replica.fullSync(data);
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------------ replication
+
+    /**
+     * The node's replica: it receives the master's writes asynchronously, each script's (or command's) effects as one
+     * unit in the order they happened, a replication lag after they were made; a stalled link holds them back until
+     * it recovers. Only what had arrived when it is promoted survives a failover. Its clock is the node's: expiry
+     * times travel as absolute times (as Redis 7 sends {@code PXAT}), on clocks within the drift bound.
+     */
+    private final class Replica {
+        /** What the replica holds: the master's writes that have arrived, applied in order. */
+        Map<String, Stored> data = new HashMap<>();
+        /** Writes sent and not arrived yet, in order. */
+        final java.util.ArrayDeque<Write> stream = new java.util.ArrayDeque<>();
+        /** The replica process: its run_id and when it started (world time). */
+        String runId;
+
+        long bootWorldNanos;
+        long lastArrival;
+        /** When it last copied the master's whole dataset (world time): it holds every write made before then. */
+        long syncedAt;
+
+        void send(long at, String key, Stored value, boolean flush) {
+            long arrival = Math.max(Math.max(lastArrival, linkStalledUntil), at + lag());
+            lastArrival = arrival;
+            stream.add(new Write(arrival, key, value, flush));
+            if (stream.size() > 64) {
+                // A failover may promote the replica with what it had received up to two seconds ago (its link down
+                // for a while): only older writes are applied before then.
+                applyUpTo(world().now() - 2_000_000_000L);
+            }
+        }
+
+        /** Applies every write that has arrived by world time {@code t}. */
+        void applyUpTo(long t) {
+            Write w;
+            while ((w = stream.peek()) != null && w.arrival() <= t) {
+                stream.poll();
+                if (w.flush()) {
+                    data.clear();
+                } else if (w.value() == null) {
+                    data.remove(w.key());
+                } else {
+                    data.put(w.key(), w.value());
+                }
+            }
+        }
+
+        /** A full resynchronisation: the replica drops what it had and copies {@code from}. */
+        void fullSync(Map<String, Stored> from) {
+            stream.clear();
+            data = copyOf(from);
+            lastArrival = world().now();
+            syncedAt = world().now();
+        }
+    }
+
+    /** One write on its way to the replica: a key's new value (null: deleted), or a FLUSHALL. */
+    private record Write(long arrival, String key, Stored value, boolean flush) {}
+
+    private Replica replica;
+    /** Keys the current script (or command) changed, sent to the replica as one unit when it ends. */
+    private final java.util.LinkedHashSet<String> touched = new java.util.LinkedHashSet<>();
+
+    private boolean inScript;
+    /** The replication lag of one write: a base, and up to as much again. */
+    private long lagNanos;
+    /** World time until which the replication link is stalled (writes wait in the master's output buffer). */
+    private long linkStalledUntil = Long.MIN_VALUE;
+
+    /**
+     * Gives this node a replica, in sync now, whose process started {@code upNanos} ago, and the replication lag of
+     * its writes.
+     */
+    public void replicate(long lagNanos, long upNanos) {
+        this.lagNanos = lagNanos;
+        replica = new Replica();
+        replica.runId = newRunId();
+        replica.bootWorldNanos = world().now() - upNanos;
+        replica.fullSync(data);
+    }
+
+    public boolean replicated() {
+        return replica != null;
+    }
+
+    private int failovers;
+    private long lostWrites;
+
+    /** How many times a replica was promoted here. */
+    public int failovers() {
+        return failovers;
+    }
+
+    /** How many writes (a script's changes to one key, or a FLUSHALL) the promoted replicas had not received. */
+    public long lostWrites() {
+        return lostWrites;
+    }
+
+    /** The replication link stalls until world time {@code until}: writes reach the replica after it. */
+    public void stallReplication(long until) {
+        world().trace(name + "'s replication link stalls for " + (until - world().now()) / 1_000_000 + " ms");
+        linkStalledUntil = Math.max(linkStalledUntil, until);
+    }
+
+    private long lag() {
+        return lagNanos + world().random().nextLong(lagNanos + 1);
+    }
+
+    private void touch(String key) {
+        if (replica != null) {
+            touched.add(key);
+        }
+    }
+
+    /** Sends what the script or command that just ended changed to the replica. */
+    private void propagate() {
+        if (touched.isEmpty()) {
+            return;
+        }
+        long now = world().now();
+        for (String key : touched) {
+            Stored e = data.get(key);
+            replica.send(now, key, e == null ? null : e.copy(), false);
+        }
+        touched.clear();
+    }
+
+    /**
+     * Failover: the replica is promoted with what had reached it by world time {@code received} (a planned switchover
+     * passes {@link Long#MAX_VALUE}: the replica caught up first), and the node's address now reaches it: its data,
+     * its own run_id and uptime; the marker it holds is the old master's, replicated. Every client connection to the
+     * old master drops. The old master becomes the new replica, after a full sync (it keeps its run_id, or gets a new
+     * one if it had died). Returns how many writes were lost.
+     */
+    public int failover(long received) {
+        Replica r = replica;
+        r.applyUpTo(Math.max(received, r.syncedAt));
+        int lost = r.stream.size();
+        world().trace(name + " fails over to its replica " + r.runId.substring(0, 8) + ", losing " + lost
+                + " write(s) it had not received");
+        String oldRun = down ? newRunId() : runId;
+        long oldBoot = down ? world().now() : bootWorldNanos;
+        data = r.data;
+        runId = r.runId;
+        bootWorldNanos = r.bootWorldNanos;
+        down = false;
+        incarnation++;
+        channels.clear();
+        resume();
+        for (Runnable l : crashListeners) {
+            l.run();
+        }
+        replica = new Replica();
+        replica.runId = oldRun;
+        replica.bootWorldNanos = oldBoot;
+        replica.fullSync(data);
+        linkStalledUntil = Long.MIN_VALUE;
+        failovers++;
+        lostWrites += lost;
+        if (lost > 0) {
+            losses.add(world().now());
+        }
+        // An orphan the replica never received went with the old master's data.
+        orphans.keySet().removeIf(lease -> {
+            int space = lease.lastIndexOf(' ');
+            Stored e = data.get(lease.substring(0, space));
+            return e == null || !lease.substring(space + 1).equals(e.value);
+        });
+        return lost;
+    }
+
+    private static Map<String, Stored> copyOf(Map<String, Stored> from) {
+        Map<String, Stored> out = new HashMap<>();
+        for (Map.Entry<String, Stored> e : from.entrySet()) {
+            out.put(e.getKey(), e.getValue().copy());
+        }
+        return out;
     }
 
     // ------------------------------------------------------------------------------------------------ pub/sub
@@ -186,13 +393,15 @@ public final class SimRedis extends SimProcess {
         return on.size();
     }
 
-    /** Somebody ran {@code FLUSHALL}: every key is gone, the process and its run_id stay. */
+    /** Somebody ran {@code FLUSHALL}: every key is gone, the process and its run_id stay (the replica follows). */
     public void flushAll() {
         world().trace(name + " FLUSHALL");
         data.clear();
-        expires.clear();
         orphans.clear();
         losses.add(world().now());
+        if (replica != null) {
+            replica.send(world().now(), null, null, true);
+        }
     }
 
     /** The world times at which this server lost its data, oldest first. */
@@ -204,7 +413,7 @@ public final class SimRedis extends SimProcess {
     public String info() {
         long uptime = (long) ((world().now() - bootWorldNanos) * rate()) / 1_000_000_000L;
         return "# Server\r\nrun_id:" + runId + "\r\nuptime_in_seconds:" + uptime + "\r\n# Persistence\r\naof_enabled:"
-                + (persistent ? 1 : 0) + "\r\n";
+                + (persistent ? 1 : 0) + "\r\n# Replication\r\nrole:master\r\n";
     }
 
     /** The server's wall clock in milliseconds (for {@code TIME}), on its own drifting clock. */
@@ -218,14 +427,19 @@ public final class SimRedis extends SimProcess {
 
     // ------------------------------------------------------------------------------------------------ keyspace
 
-    private Object lookup(String key) {
-        Long at = expires.get(key);
-        if (at != null && at <= nowMillis()) {
+    /** The key's entry, or null if it is absent or expired (an expired key is removed, as Redis does on access). */
+    private Stored entry(String key) {
+        Stored e = data.get(key);
+        if (e != null && e.expireAt <= nowMillis()) {
             data.remove(key);
-            expires.remove(key);
             return null;
         }
-        return data.get(key);
+        return e;
+    }
+
+    private Object lookup(String key) {
+        Stored e = entry(key);
+        return e == null ? null : e.value;
     }
 
     /** The lock keys present now, with their values (for the checkers). */
@@ -264,7 +478,7 @@ public final class SimRedis extends SimProcess {
                 return null;
             }
             Map<String, String> h = new LinkedHashMap<>();
-            data.put(key, h);
+            data.put(key, new Stored(h, NO_EXPIRY));
             return h;
         }
         if (v instanceof Map) {
@@ -285,7 +499,6 @@ public final class SimRedis extends SimProcess {
     private void dropIfEmpty(String key, ZSet z) {
         if (z.size() == 0) {
             data.remove(key);
-            expires.remove(key);
         }
     }
 
@@ -301,6 +514,17 @@ public final class SimRedis extends SimProcess {
      * {@code List} (array); an error reply is thrown as {@link ErrorReply}.
      */
     public Object command(List<String> args) {
+        if (inScript) {
+            return execute(args);
+        }
+        try {
+            return execute(args);
+        } finally {
+            propagate();
+        }
+    }
+
+    private Object execute(List<String> args) {
         String cmd = args.get(0).toUpperCase(java.util.Locale.ROOT);
         switch (cmd) {
             case "EXISTS":
@@ -310,18 +534,20 @@ public final class SimRedis extends SimProcess {
             case "SET":
                 return set(args);
             case "PEXPIRE": {
-                if (lookup(args.get(1)) == null) {
+                Stored e = entry(args.get(1));
+                if (e == null) {
                     return 0L;
                 }
-                expires.put(args.get(1), nowMillis() + Long.parseLong(args.get(2)));
+                e.expireAt = nowMillis() + Long.parseLong(args.get(2));
+                touch(args.get(1));
                 return 1L;
             }
             case "PTTL": {
-                if (lookup(args.get(1)) == null) {
+                Stored e = entry(args.get(1));
+                if (e == null) {
                     return -2L;
                 }
-                Long at = expires.get(args.get(1));
-                return at == null ? -1L : at - nowMillis();
+                return e.expireAt == NO_EXPIRY ? -1L : e.expireAt - nowMillis();
             }
             case "PUBLISH":
                 arity(args, 3);
@@ -329,9 +555,9 @@ public final class SimRedis extends SimProcess {
             case "DEL": {
                 long n = 0;
                 for (int i = 1; i < args.size(); i++) {
-                    if (lookup(args.get(i)) != null) {
+                    if (entry(args.get(i)) != null) {
                         data.remove(args.get(i));
-                        expires.remove(args.get(i));
+                        touch(args.get(i));
                         n++;
                     }
                 }
@@ -360,6 +586,7 @@ public final class SimRedis extends SimProcess {
                         added++;
                     }
                 }
+                touch(args.get(1));
                 return added;
             }
             case "ZADD":
@@ -377,6 +604,9 @@ public final class SimRedis extends SimProcess {
                     }
                 }
                 dropIfEmpty(args.get(1), z);
+                if (n > 0) {
+                    touch(args.get(1));
+                }
                 return n;
             }
             case "ZSCORE": {
@@ -409,6 +639,9 @@ public final class SimRedis extends SimProcess {
                     n++;
                 }
                 dropIfEmpty(args.get(1), z);
+                if (n > 0) {
+                    touch(args.get(1));
+                }
                 return n;
             }
             case "TIME": {
@@ -481,8 +714,10 @@ public final class SimRedis extends SimProcess {
         double score = 0;
         if (z == null && !xx) {
             z = new ZSet(elements, longest);
-            data.put(key, z);
-            expires.remove(key);
+            data.put(key, new Stored(z, NO_EXPIRY));
+        }
+        if (z != null) {
+            touch(key);
         }
         for (int j = 0; z != null && j < elements; j++) {
             String member = args.get(at + 2 * j + 1);
@@ -705,6 +940,14 @@ public final class SimRedis extends SimProcess {
             return new ArrayList<>(ordered);
         }
 
+        ZSet copy() {
+            ZSet z = new ZSet(0, 0);
+            z.listpack = listpack;
+            z.byMember.putAll(byMember);
+            z.ordered.addAll(ordered);
+            return z;
+        }
+
         List<Entry> inRange(ScoreRange range) {
             List<Entry> out = new ArrayList<>();
             for (Entry e : ordered) {
@@ -736,13 +979,9 @@ public final class SimRedis extends SimProcess {
         if (nx && lookup(key) != null) {
             return null;
         }
-        data.put(key, args.get(2));
-        if (px > 0) {
-            expires.put(key, nowMillis() + px);
-        } else {
-            expires.remove(key);
-        }
-        return new Status("OK");
+        data.put(key, new Stored(args.get(2), px > 0 ? nowMillis() + px : NO_EXPIRY));
+        touch(key);
+        return OK;
     }
 
     /**
@@ -750,7 +989,14 @@ public final class SimRedis extends SimProcess {
      * checker, when a release ran for a token and when an acquire later set that very token again.
      */
     public Object eval(String scriptName, String source, List<String> keys, List<String> argv) {
-        Object reply = LuaShim.forThread().run(this, source, keys, argv);
+        Object reply;
+        inScript = true;
+        try {
+            reply = LuaShim.forThread().run(this, source, keys, argv);
+        } finally {
+            inScript = false;
+            propagate();
+        }
         if (keys.isEmpty() || argv.isEmpty()) {
             return reply;
         }

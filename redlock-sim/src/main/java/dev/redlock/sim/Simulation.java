@@ -77,6 +77,8 @@ public final class Simulation {
      * @param leasesByKind how many leases each kind of lock granted (plain, multi, fair, read, write)
      * @param notifications how many release notifications the clients' subscribers handed to their engines
      * @param acquireScripts how many acquire scripts the nodes ran (a round runs one on each node it reaches)
+     * @param failovers how many times a node's replica was promoted
+     * @param lostWrites how many writes the promoted replicas had not received
      */
     public record Result(
             SimConfig config,
@@ -88,7 +90,9 @@ public final class Simulation {
             long simulatedNanos,
             Map<String, Integer> leasesByKind,
             long notifications,
-            long acquireScripts) {
+            long acquireScripts,
+            long failovers,
+            long lostWrites) {
 
         /** Whether no checker found a violation. */
         public boolean ok() {
@@ -399,7 +403,9 @@ public final class Simulation {
                     sim.world.now(),
                     Map.copyOf(sim.leasesByKind),
                     sim.notifications(),
-                    sim.acquireScripts);
+                    sim.acquireScripts,
+                    sim.failovers(),
+                    sim.lostWrites());
         }
     }
 
@@ -471,6 +477,14 @@ public final class Simulation {
                 released[0] < 0 || granted[0] < 0 ? Long.MAX_VALUE : granted[0] - released[0], notifications());
     }
 
+    private long failovers() {
+        return servers.stream().mapToLong(SimRedis::failovers).sum();
+    }
+
+    private long lostWrites() {
+        return servers.stream().mapToLong(SimRedis::lostWrites).sum();
+    }
+
     private long notifications() {
         return clients.stream().mapToLong(Client::notifications).sum();
     }
@@ -488,6 +502,14 @@ public final class Simulation {
         }
         for (int c = 0; c < config.workload().clients(); c++) {
             clients.add(new Client(c));
+        }
+        if (config.failover()) {
+            // Each master's replica: in half the seeds close behind (well under a millisecond), in the others
+            // milliseconds to tens of milliseconds behind, as a busy link or a replica far away would be.
+            for (SimRedis s : servers) {
+                long lag = world.chance(0.5) ? world.between(20_000, 500_000) : world.between(1, 40) * MS;
+                s.replicate(lag, world.between(60, 3_600) * 1_000 * MS);
+            }
         }
         defineLocks();
         world.afterEach(this::observe);
@@ -521,7 +543,9 @@ public final class Simulation {
                 world.now(),
                 Map.copyOf(leasesByKind),
                 notifications(),
-                acquireScripts);
+                acquireScripts,
+                failovers(),
+                lostWrites());
     }
 
     /**
@@ -849,19 +873,26 @@ public final class Simulation {
             int j = random.nextInt(i + 1);
             order.set(i, order.set(j, order.get(i)));
         }
-        List<Integer> lossy = order.subList(0, config.majorityLoss() ? NODES / 2 + 1 : world.chance(0.5) ? 2 : 1);
+        // With replicas, two nodes (the most the assumptions allow) may fail over to replicas that lack writes.
+        List<Integer> lossy = order.subList(
+                0, config.majorityLoss() ? NODES / 2 + 1 : config.failover() || world.chance(0.5) ? 2 : 1);
         int faults = (int) world.between(3, 9);
         for (int k = 0; k < faults; k++) {
             long at = world.between(50, ACTIVE_MS - 100) * MS;
-            int kind = random.nextInt(8);
+            int kind = random.nextInt(config.failover() ? 11 : 8);
             world.after(at, () -> fault(kind, lossy));
         }
-        if (config.majorityLoss() || world.chance(0.3)) {
-            // Every lossy node loses its data at once, and comes back quickly.
+        if (config.majorityLoss() || world.chance(config.failover() ? 0.5 : 0.3)) {
+            // Every lossy node loses its data at once, and comes back quickly; with replicas, every lossy node's master
+            // dies at once and its replica takes over.
             long at = world.between(300, ACTIVE_MS - 300) * MS;
             world.after(at, () -> {
                 for (int i : lossy) {
-                    crash(i, true, world.between(1, 80) * MS);
+                    if (config.failover()) {
+                        unplannedFailover(i, world.between(1, 80) * MS);
+                    } else {
+                        crash(i, true, world.between(1, 80) * MS);
+                    }
                 }
             });
         }
@@ -880,10 +911,17 @@ public final class Simulation {
                 int target = world.chance(0.5) ? victim : node;
                 // Only the lossy nodes lose data: over a run, data loss stays on the minority the assumptions allow
                 // (a quorum losing data between two grants of a lock may send its fencing tokens back; README).
-                crash(target, lossy.contains(target), world.between(1, 400) * MS);
+                // With replicas, data is lost only by failovers: a master restarts with what it had.
+                crash(target, lossy.contains(target) && !config.failover(), world.between(1, 400) * MS);
                 break;
             }
-            case 2: { // FLUSHALL on a node that may lose data
+            case 2: {
+                if (config.failover()) { // the replication link of a node that may lose data stalls
+                    servers.get(lossy.get(random.nextInt(lossy.size())))
+                            .stallReplication(world.now() + world.between(20, 800) * MS);
+                    break;
+                }
+                // FLUSHALL on a node that may lose data
                 SimRedis s = servers.get(lossy.get(random.nextInt(lossy.size())));
                 if (!s.persistent() || !config.trustPersistent()) {
                     s.flushAll();
@@ -907,6 +945,34 @@ public final class Simulation {
                 c.process.pause(world.now(), world.now() + d);
                 break;
             }
+            case 8: // a master that may lose data dies; its replica is promoted once the failure is detected
+                unplannedFailover(lossy.get(random.nextInt(lossy.size())), world.between(5, 300) * MS);
+                break;
+            case 9: { // a master that may lose data stops (SIGSTOP); its replica is promoted while it is stopped
+                int i = lossy.get(random.nextInt(lossy.size()));
+                SimRedis s = servers.get(i);
+                if (s.down() || s.paused()) {
+                    break;
+                }
+                long stopped = world.now();
+                long d = world.between(50, 800) * MS;
+                s.pause(stopped, stopped + d);
+                long received = stopped - (world.chance(0.25) ? 0 : world.between(1, 1_500) * MS);
+                int incarnation = s.incarnation();
+                world.after(world.between(5, d / MS) * MS, () -> {
+                    // A stopped master sends nothing: the replica has what had reached it when it stopped (or, its
+                    // link down for a while before, less). Unless another process took the address meanwhile.
+                    if (s.incarnation() == incarnation) {
+                        s.failover(received);
+                    }
+                });
+                break;
+            }
+            case 10: // a planned switchover on any node: the replica catches up, then takes over
+                if (!servers.get(node).down()) {
+                    servers.get(node).failover(Long.MAX_VALUE);
+                }
+                break;
             default: { // a burst of slow and lost messages
                 long d = world.between(50, 500) * MS;
                 net.slowChance = 0.05;
@@ -918,6 +984,27 @@ public final class Simulation {
                 break;
             }
         }
+    }
+
+    /**
+     * The master of node {@code i} dies (its connections reset, new ones refused) and its replica is promoted
+     * {@code detectNanos} later, with what it had received when the master died.
+     */
+    private void unplannedFailover(int i, long detectNanos) {
+        SimRedis s = servers.get(i);
+        if (s.down()) {
+            return;
+        }
+        // Three times in four the replica's link had been down for a while when the master died (a network blip, a
+        // replica busy loading), up to 1.5 s: it lacks everything written since.
+        long received = world.now() - (world.chance(0.25) ? 0 : world.between(1, 1_500) * MS);
+        s.crash(false);
+        int incarnation = s.incarnation();
+        world.after(detectNanos, () -> {
+            if (s.incarnation() == incarnation) { // not restarted meanwhile (once every fault healed)
+                s.failover(received);
+            }
+        });
     }
 
     /** Crashes node {@code i}; it restarts after {@code downNanos}. Data survives only on persistent nodes. */
