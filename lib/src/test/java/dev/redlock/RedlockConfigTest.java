@@ -6,6 +6,7 @@ package dev.redlock;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -327,6 +328,43 @@ class RedlockConfigTest {
         rejects(() -> parse("redis://::1:6379"), "IPv6", "brackets");
         rejects(() -> parse("  "), "nodes[0]", "empty", format);
         assertThrows(IllegalArgumentException.class, () -> parse(null));
+    }
+
+    @Test
+    void sentinelUrisNameTheMasterAndItsSentinels() {
+        NodeSpec node = parse("redis-sentinel://user:pw@s1,s2:26380,[::1]/mymaster/2");
+        assertTrue(node.isSentinelManaged());
+        assertEquals("mymaster", node.masterName());
+        assertEquals(2, node.database());
+        assertEquals("user", node.user());
+        assertEquals("pw", node.password());
+        assertEquals(
+                List.of("s1:26379", "s2:26380", "[::1]:26379"),
+                node.sentinels().stream().map(NodeSpec::name).toList());
+        assertEquals("mymaster(s1:26379)/2", node.name());
+        assertNull(node.host(), "no address until the sentinels name one");
+        NodeSpec at = node.at("10.0.0.7", 6390);
+        assertEquals("10.0.0.7", at.host());
+        assertEquals(6390, at.port());
+        assertEquals(node.name(), at.name());
+        assertTrue(parse("rediss-sentinel://s1/m").sentinels().get(0).ssl());
+        assertFalse(node.toString().contains("pw"));
+
+        String format = "redis-sentinel://[user:password@]sentinel1[:26379],sentinel2.../masterName[/db]";
+        rejects(() -> parse("redis-sentinel://s1,s2"), "no master name", format);
+        rejects(() -> parse("redis-sentinel://s1/"), "no master name");
+        rejects(() -> parse("redis-sentinel:///m"), "no sentinel address");
+        rejects(() -> parse("redis-sentinel://s1,,s2/m"), "empty sentinel address");
+        rejects(() -> parse("redis-sentinel://s1,s1:26379/m"), "s1:26379 is listed twice");
+        rejects(() -> parse("redis-sentinel://s1/m/x"), "database 'x'");
+        rejects(() -> parse("redis-sentinel://s1/m/1/2"), "more than a master name and a database");
+        rejects(() -> parse("redis-sentinel://s1/m y"), "master name", "allowed");
+        rejects(() -> parse("redis-sentinel://s1:0/m"), "port", "[1, 65535]");
+        rejects(() -> parse("redis-cluster://a,b/"), "unsupported scheme 'redis-cluster'", "Redis Cluster");
+        // A secret never shows, whatever is wrong around it.
+        IllegalArgumentException e =
+                assertThrows(IllegalArgumentException.class, () -> parse("redis-sentinel://u:Zq7Secr3t@s1,,s2/m"));
+        assertFalse(e.getMessage().contains("Zq7Secr3t"), e.getMessage());
     }
 
     @Test

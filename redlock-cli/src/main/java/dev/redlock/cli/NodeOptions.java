@@ -35,11 +35,14 @@ public final class NodeOptions {
 
     @Option(
             names = "--nodes",
-            split = ",",
+            // Split only where the next URI starts: a Sentinel URI lists its sentinels with commas.
+            split = ",(?=\\s*[A-Za-z][A-Za-z0-9+.-]*://)",
+            splitSynopsisLabel = ",",
             paramLabel = "URI",
             defaultValue = "${env:REDLOCK_NODES}",
             description = "The independent Redis masters, comma-separated redis://[user:password@]host[:port][/db] "
-                    + "or rediss:// URIs (default: $REDLOCK_NODES). Use an odd number, at least 3.")
+                    + "or rediss:// URIs, or redis-sentinel://sentinel1[:26379],sentinel2/masterName for a "
+                    + "Sentinel-managed master (default: $REDLOCK_NODES). Use an odd number, at least 3.")
     List<String> nodes;
 
     @Option(
@@ -126,7 +129,7 @@ public final class NodeOptions {
     }
 
     /** A URI's scheme, and its user information (without the '@') if any. */
-    private static final Pattern AUTHORITY = Pattern.compile("((?i)rediss?://)(?:([^@/]*)@)?");
+    private static final Pattern AUTHORITY = Pattern.compile("((?i)rediss?(?:-sentinel)?://)(?:([^@/]*)@)?");
 
     /** Whether {@code --nodes} was typed on the command line (as opposed to taken from REDLOCK_NODES). */
     private boolean nodesOnCommandLine() {

@@ -36,6 +36,16 @@ class SecretsTest {
     }
 
     @Test
+    void sentinelUrisAreMaskedAndTakeTheSharedPassword() {
+        assertEquals(
+                "redis-sentinel://:***@s1:26379,s2/mymaster",
+                Secrets.mask("redis-sentinel://:Zq7@s1:26379,s2/mymaster"));
+        assertEquals("REDISS-SENTINEL://u:***@s1/m", Secrets.mask("REDISS-SENTINEL://u:p/w@s1/m"));
+        assertEquals("redis-sentinel://:p%40ss@s1,s2/m", NodeOptions.withPassword("redis-sentinel://s1,s2/m", "p@ss"));
+        assertEquals("redis-sentinel://u:own@s1/m", NodeOptions.withPassword("redis-sentinel://u:own@s1/m", "x"));
+    }
+
+    @Test
     void maskedTextStaysAsItIs() {
         String help = "(expected redis://[user:***@]host[:port][/db] or rediss://...)";
         assertEquals(help, Secrets.mask(help));

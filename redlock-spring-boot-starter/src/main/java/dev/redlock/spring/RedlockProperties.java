@@ -32,8 +32,10 @@ public class RedlockProperties {
     private boolean enabled = true;
 
     /**
-     * Redis masters, as redis://[user:password@]host[:port][/db] or rediss:// URIs. Each must be an independent
-     * master (no replicas, no cluster); use an odd number, at least 3.
+     * Redis masters, as redis://[user:password@]host[:port][/db] or rediss:// URIs, or Sentinel-managed masters as
+     * redis-sentinel://[user:password@]sentinel1[:26379],sentinel2/masterName URIs (give those as a YAML list or
+     * indexed, redlock.nodes[0]=..., since a comma-separated value is split at every comma). Each must be an
+     * independent master (no cluster); use an odd number, at least 3.
      */
     private List<String> nodes = new ArrayList<>();
 

@@ -551,6 +551,21 @@ public final class RedisSentinelGroup implements AutoCloseable {
     }
 
     /**
+     * Waits for the failover that follows a fault the caller caused itself (the master killed or paused, with the
+     * replicas set up as the test needs): until the Sentinels agree on a master other than {@code old}, as
+     * {@link #killMasterAndAwaitFailover} does. Blocks the calling thread.
+     *
+     * @param old the master before the fault
+     * @param timeout how long to wait
+     * @return the promoted data node
+     * @throws IllegalStateException if no Sentinel answers, or no new master is agreed on in time
+     */
+    public RedisServer awaitFailover(RedisServer old, Duration timeout) {
+        checkOpen();
+        return awaitPromotion(old, timeout);
+    }
+
+    /**
      * Waits until the Sentinels agree on a master (as after a failover: same address everywhere, no failover in
      * progress, the node reports {@code role:master}) other than {@code old}.
      */

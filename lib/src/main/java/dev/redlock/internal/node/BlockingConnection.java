@@ -48,6 +48,18 @@ public final class BlockingConnection implements Commands, AutoCloseable {
      * @throws RedisErrorReply if AUTH or SELECT is refused
      */
     public static BlockingConnection open(NodeSpec spec, RedlockConfig config, Duration readTimeout) {
+        if (spec.isSentinelManaged() && spec.host() == null) {
+            // Off the hot path: ask the sentinels now which server is the master.
+            spec = SentinelWatch.resolve(spec, config);
+        }
+        return open(spec, config, readTimeout, true);
+    }
+
+    /**
+     * As {@link #open(NodeSpec, RedlockConfig, Duration)} for a node at a known address; {@code authenticate} false
+     * leaves AUTH to the caller (a sentinel, which may have no password although its master has one).
+     */
+    static BlockingConnection open(NodeSpec spec, RedlockConfig config, Duration readTimeout, boolean authenticate) {
         Socket socket = new Socket();
         try {
             socket.setTcpNoDelay(true);
@@ -72,7 +84,7 @@ public final class BlockingConnection implements Commands, AutoCloseable {
             s.setSoTimeout((int) Math.min(Integer.MAX_VALUE, Math.max(1, readTimeout.toMillis())));
             BlockingConnection c = new BlockingConnection(spec, s);
             try {
-                if (spec.password() != null) {
+                if (authenticate && spec.password() != null) {
                     c.call(
                             spec.user() == null
                                     ? new String[] {"AUTH", spec.password()}
@@ -112,6 +124,28 @@ public final class BlockingConnection implements Commands, AutoCloseable {
         }
     }
 
+    /**
+     * Reads the next message the server sends unasked (a pub/sub message), waiting at most the read timeout.
+     *
+     * @return the message, or null if none came within the read timeout (the connection stays usable)
+     * @throws UncheckedIOException if the connection broke
+     */
+    Object next() {
+        try {
+            while (true) {
+                Object reply = Resp.parse(buffer, LIMITS);
+                if (reply != Resp.INCOMPLETE) {
+                    return reply;
+                }
+                fill();
+            }
+        } catch (java.net.SocketTimeoutException e) {
+            return null;
+        } catch (IOException e) {
+            throw new UncheckedIOException(spec.name() + ": " + e.getMessage(), e);
+        }
+    }
+
     /** Reads more bytes behind the unparsed rest, growing the buffer up to what one reply may take. */
     private void fill() throws IOException {
         buffer.compact();
@@ -124,13 +158,24 @@ public final class BlockingConnection implements Commands, AutoCloseable {
             bigger.put(buffer);
             buffer = bigger;
         }
-        int n = in.read(buffer.array(), buffer.arrayOffset() + buffer.position(), buffer.remaining());
+        int n;
+        try {
+            n = in.read(buffer.array(), buffer.arrayOffset() + buffer.position(), buffer.remaining());
+        } catch (IOException e) {
+            buffer.flip(); // back to read mode: after a read timeout the connection is still used
+            throw e;
+        }
         if (n < 0) {
             buffer.flip();
             throw new IOException("connection closed by the server");
         }
         buffer.position(buffer.position() + n);
         buffer.flip();
+    }
+
+    /** The node this connection reaches. */
+    NodeSpec spec() {
+        return spec;
     }
 
     @Override

@@ -135,6 +135,9 @@ final class NioNodeClient implements NodeClient, NioLoop.Handler {
     }
 
     private final NodeSpec spec;
+    /** For a Sentinel-managed node, which server is its master now; null otherwise. */
+    private final SentinelWatch watch;
+
     private final NioLoop loop;
     private final Ticker ticker;
     private final NodeGuard guard;
@@ -178,7 +181,13 @@ final class NioNodeClient implements NodeClient, NioLoop.Handler {
     private volatile boolean closed;
 
     NioNodeClient(NodeSpec spec, RedlockConfig config, NioLoop loop, Quarantine quarantine) {
+        this(spec, config, loop, quarantine, null);
+    }
+
+    /** @param watch where a Sentinel-managed node's master is now; null for a node at a fixed address */
+    NioNodeClient(NodeSpec spec, RedlockConfig config, NioLoop loop, Quarantine quarantine, SentinelWatch watch) {
         this.spec = spec;
+        this.watch = watch;
         this.loop = loop;
         this.guard = new NodeGuard(spec.name(), config, quarantine);
         this.quarantine = quarantine;
@@ -201,6 +210,28 @@ final class NioNodeClient implements NodeClient, NioLoop.Handler {
         this.tls = spec.ssl() ? config.tls() : null;
         guard.maintenance(this::submit);
         loop.add(this);
+        if (watch != null) {
+            watch.onChange(() -> loop.execute(this::masterChanged));
+            identity.extraWindowNanos = watch.staleLimitNanos();
+        }
+    }
+
+    /**
+     * The sentinels named another master (loop thread): commands in flight on the old one fail (they may have been
+     * applied there, which their rounds assume of any unanswered command), and the node reconnects at once.
+     */
+    private void masterChanged() {
+        failures.set(0);
+        Conn c = conn;
+        if (c != null && !c.broken) {
+            fail(
+                    c,
+                    NodeStatus.ERROR,
+                    new QuietException.NotConnected(
+                            "the sentinels of " + spec.name() + " named a new master; reconnecting", null));
+        }
+        reconnectNotBefore = System.nanoTime();
+        ensureConnecting();
     }
 
     @Override
@@ -216,7 +247,12 @@ final class NioNodeClient implements NodeClient, NioLoop.Handler {
 
     /** Connects in the background so the first round does not pay for the handshake. */
     void start() {
-        ensureConnecting();
+        if (watch == null) {
+            ensureConnecting();
+        } else {
+            // The first connection waits for the sentinels' first answer rather than fail for the lack of one.
+            watch.firstAnswer().thenRun(this::ensureConnecting);
+        }
     }
 
     /** Completes once the first connection is ready for ops, or has failed (it never completes exceptionally). */
@@ -415,16 +451,24 @@ final class NioNodeClient implements NodeClient, NioLoop.Handler {
             }
             return;
         }
+        NodeSpec target = watch == null ? spec : watch.current();
+        if (target == null) {
+            connectFailed(new QuietException.NotConnected(watch.noMasterYet(), null));
+            return;
+        }
         SocketChannel ch = null;
         try {
             ch = SocketChannel.open();
             ch.configureBlocking(false);
             ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
             ch.setOption(StandardSocketOptions.SO_KEEPALIVE, true);
-            Conn c = new Conn(tls == null ? Wire.plain(ch) : Wire.tls(ch, tls.engine(spec.host(), spec.port())));
+            Conn c = new Conn(tls == null ? Wire.plain(ch) : Wire.tls(ch, tls.engine(target.host(), target.port())));
+            if (watch != null) {
+                c.ident.standing = () -> watch.unconfirmed(target);
+            }
             c.key = ch.register(loop.selector(), SelectionKey.OP_CONNECT, this);
             conn = c;
-            if (ch.connect(new InetSocketAddress(spec.host(), spec.port()))) {
+            if (ch.connect(new InetSocketAddress(target.host(), target.port()))) {
                 secure(c);
             }
         } catch (IOException | RuntimeException e) {
@@ -485,9 +529,12 @@ final class NioNodeClient implements NodeClient, NioLoop.Handler {
         connecting.set(false);
     }
 
-    /** INFO server is enough for the run_id; trusted persistence also needs the persistence section. */
+    /**
+     * INFO server is enough for the run_id; trusted persistence also needs the persistence section, and a
+     * Sentinel-managed node the replication section (a server that turned replica must not vote).
+     */
     private byte[] infoCommand() {
-        return quarantine.trustPersistent() ? Resp.encode("INFO") : Resp.encode("INFO", "server");
+        return quarantine.trustPersistent() || watch != null ? Resp.encode("INFO") : Resp.encode("INFO", "server");
     }
 
     private static void handshake(Conn c, java.io.ByteArrayOutputStream hello, Object entry, byte[] command) {
@@ -753,6 +800,9 @@ final class NioNodeClient implements NodeClient, NioLoop.Handler {
                 return;
             }
             quarantine.learn(identity, c.ident, info, null);
+            if (c.ident.replica && watch != null) {
+                watch.askAgain();
+            }
         } else {
             boolean always = false;
             if (reply instanceof java.util.List && ((java.util.List<?>) reply).size() == 2) {
@@ -766,6 +816,9 @@ final class NioNodeClient implements NodeClient, NioLoop.Handler {
             if (probedInfo != null) {
                 quarantine.learn(identity, c.ident, probedInfo, always);
                 probedInfo = null;
+                if (c.ident.replica && watch != null) {
+                    watch.askAgain();
+                }
             }
         }
         probeInFlight = false;

@@ -18,6 +18,8 @@ public final class NodeClients implements AutoCloseable, Subscriptions.Source {
     private final NioLoop loop;
     private final RedlockConfig config;
     private final List<ReleaseSubscriber> subscribers = new ArrayList<>();
+    /** One per Sentinel-managed node, by node name. */
+    private final java.util.Map<String, SentinelWatch> watches = new java.util.LinkedHashMap<>();
 
     public NodeClients(RedlockConfig config, String threadPrefix, Quarantine quarantine) {
         long tickMillis = Math.max(1, config.perNodeTimeout().toMillis() / 4);
@@ -25,7 +27,11 @@ public final class NodeClients implements AutoCloseable, Subscriptions.Source {
         this.loop = new NioLoop(threadPrefix + "io", tickMillis);
         List<NodeClient> list = new ArrayList<>();
         for (NodeSpec spec : config.nodeSpecs()) {
-            if (spec.transport() == null) {
+            if (spec.isSentinelManaged()) {
+                SentinelWatch watch = new SentinelWatch(spec, config, threadPrefix + "sentinel-" + spec.name());
+                watches.put(spec.name(), watch);
+                list.add(new NioNodeClient(spec, config, loop, quarantine, watch));
+            } else if (spec.transport() == null) {
                 list.add(new NioNodeClient(spec, config, loop, quarantine));
             } else {
                 list.add(new TransportNodeClient(spec, config, threadPrefix + "node-" + spec.name(), quarantine));
@@ -37,6 +43,9 @@ public final class NodeClients implements AutoCloseable, Subscriptions.Source {
     /** Starts the I/O threads; nodes connect in the background. */
     public void start() {
         loop.start();
+        for (SentinelWatch watch : watches.values()) {
+            watch.start();
+        }
         for (NodeClient node : nodes) {
             if (node instanceof NioNodeClient) {
                 ((NioNodeClient) node).start();
@@ -84,7 +93,7 @@ public final class NodeClients implements AutoCloseable, Subscriptions.Source {
     public Subscriptions listen(java.util.function.BiConsumer<String, String> onRelease) {
         for (NodeSpec spec : config.nodeSpecs()) {
             if (spec.transport() == null) {
-                subscribers.add(new ReleaseSubscriber(spec, config, loop, onRelease));
+                subscribers.add(new ReleaseSubscriber(spec, config, loop, onRelease, watches.get(spec.name())));
             }
         }
         return new Subscriptions() {
@@ -125,6 +134,9 @@ public final class NodeClients implements AutoCloseable, Subscriptions.Source {
     public void close() {
         for (ReleaseSubscriber s : subscribers) {
             s.close();
+        }
+        for (SentinelWatch watch : watches.values()) {
+            watch.close();
         }
         loop.stop(5_000);
     }

@@ -10,17 +10,24 @@ import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
 
 /**
- * How to reach one node: parsed from a {@code redis://} / {@code rediss://} URI, or a client the user built and
- * manages. Immutable.
+ * How to reach one node: parsed from a {@code redis://} / {@code rediss://} URI, a {@code redis-sentinel://} URI (a
+ * master found through its sentinels, see {@link SentinelWatch}), or a client the user built and manages. Immutable.
  */
 public final class NodeSpec {
 
-    static final String URI_FORMAT = "redis://[user:password@]host[:port][/db] or rediss://...";
+    static final String URI_FORMAT = "redis://[user:password@]host[:port][/db] or rediss://..., or "
+            + "redis-sentinel://[user:password@]sentinel1[:26379],sentinel2.../masterName[/db]";
     private static final int DEFAULT_PORT = 6379;
+    private static final int DEFAULT_SENTINEL_PORT = 26379;
+    /** Sentinel master names: what {@code sentinel monitor} accepts in practice, and nothing a message must hide. */
+    private static final java.util.regex.Pattern MASTER_NAME =
+            java.util.regex.Pattern.compile("[A-Za-z0-9._:-]{1,128}");
 
     private final String name;
     private final String host;
@@ -30,6 +37,10 @@ public final class NodeSpec {
     private final int database;
     private final boolean ssl;
     private final NodeTransport transport;
+    /** For a Sentinel-managed master: the sentinels to ask, each as a plain spec; empty otherwise. */
+    private final List<NodeSpec> sentinels;
+    /** For a Sentinel-managed master: the name the sentinels monitor it under; null otherwise. */
+    private final String masterName;
 
     private NodeSpec(
             String name,
@@ -40,6 +51,20 @@ public final class NodeSpec {
             int database,
             boolean ssl,
             NodeTransport transport) {
+        this(name, host, port, user, password, database, ssl, transport, List.of(), null);
+    }
+
+    private NodeSpec(
+            String name,
+            String host,
+            int port,
+            String user,
+            String password,
+            int database,
+            boolean ssl,
+            NodeTransport transport,
+            List<NodeSpec> sentinels,
+            String masterName) {
         this.name = name;
         this.host = host;
         this.port = port;
@@ -48,6 +73,8 @@ public final class NodeSpec {
         this.database = database;
         this.ssl = ssl;
         this.transport = transport;
+        this.sentinels = sentinels;
+        this.masterName = masterName;
     }
 
     /**
@@ -74,13 +101,22 @@ public final class NodeSpec {
         int sep = s.indexOf("://");
         if (sep < 0 || (at >= 0 && sep > at)) {
             throw malformed(
-                    field, "no scheme: it must start with redis:// or rediss:// (allowed schemes: redis, " + "rediss)");
+                    field,
+                    "no scheme: it must start with redis://, rediss:// or redis-sentinel:// (allowed schemes: redis, "
+                            + "rediss, redis-sentinel, rediss-sentinel)");
         }
         String scheme = s.substring(0, sep).toLowerCase(Locale.ROOT);
-        if (!scheme.equals("redis") && !scheme.equals("rediss")) {
+        boolean sentinel = scheme.equals("redis-sentinel") || scheme.equals("rediss-sentinel");
+        if (!scheme.equals("redis") && !scheme.equals("rediss") && !sentinel) {
             // Echo only what is shaped like a scheme: anything else could be part of a password.
             String shown = scheme.matches("[a-z][a-z0-9+.-]{0,31}") ? " '" + scheme + "'" : "";
-            throw malformed(field, "unsupported scheme" + shown + " (allowed: redis, rediss)");
+            String why = scheme.equals("redis-cluster") || scheme.equals("rediss-cluster")
+                    ? ": a Redis Cluster cannot be a node yet; give its masters as independent nodes only if they are"
+                            + " not one cluster"
+                    : "";
+            throw malformed(
+                    field,
+                    "unsupported scheme" + shown + why + " (allowed: redis, rediss, redis-sentinel, rediss-sentinel)");
         }
         String user = null;
         String password = null;
@@ -109,6 +145,68 @@ public final class NodeSpec {
         int slash = rest.indexOf('/');
         String authority = slash < 0 ? rest : rest.substring(0, slash);
         String path = slash < 0 ? "" : rest.substring(slash);
+        if (sentinel) {
+            return parseSentinel(field, scheme.startsWith("rediss"), user, password, hasUserInfo, authority, path);
+        }
+        String[] hostPort = hostAndPort(field, authority, hasUserInfo, DEFAULT_PORT);
+        String host = hostPort[0];
+        int port = Integer.parseInt(hostPort[1]);
+        int db = parseDatabase(field, path);
+        String name = host + ":" + port + (db == 0 ? "" : "/" + db);
+        return new NodeSpec(name, host, port, user, password, db, scheme.equals("rediss"), null);
+    }
+
+    /**
+     * {@code redis-sentinel://[user:password@]s1[:port],s2[:port]/masterName[/db]}: the credentials and database are
+     * the master's; the sentinels are asked with the same credentials when they require a password.
+     */
+    private static NodeSpec parseSentinel(
+            String field,
+            boolean ssl,
+            String user,
+            String password,
+            boolean hasUserInfo,
+            String authority,
+            String path) {
+        if (authority.isEmpty()) {
+            throw malformed(field, "no sentinel address before the master name");
+        }
+        List<NodeSpec> sentinels = new ArrayList<>();
+        java.util.Set<String> seen = new java.util.HashSet<>();
+        for (String one : authority.split(",", -1)) {
+            if (one.isEmpty()) {
+                throw malformed(field, "an empty sentinel address in the list (write s1:26379,s2:26379)");
+            }
+            String[] hostPort = hostAndPort(field, one, hasUserInfo, DEFAULT_SENTINEL_PORT);
+            String sentinelName = hostPort[0] + ":" + hostPort[1];
+            if (!seen.add(sentinelName.toLowerCase(Locale.ROOT))) {
+                throw malformed(field, "sentinel " + sentinelName + " is listed twice");
+            }
+            sentinels.add(new NodeSpec(
+                    sentinelName, hostPort[0], Integer.parseInt(hostPort[1]), user, password, 0, ssl, null));
+        }
+        String[] parts = path.isEmpty() ? new String[0] : path.substring(1).split("/", -1);
+        if (parts.length == 0 || parts[0].isEmpty()) {
+            throw malformed(field, "no master name after the sentinels (write redis-sentinel://s1:26379,s2/mymaster)");
+        }
+        String master = parts[0];
+        if (!MASTER_NAME.matcher(master).matches()) {
+            throw malformed(
+                    field,
+                    "master name of " + master.length() + " characters that are not all allowed (allowed: 1 to 128"
+                            + " ASCII letters, digits, '.', '_', ':', '-')");
+        }
+        if (parts.length > 2) {
+            throw malformed(field, "more than a master name and a database after the sentinels");
+        }
+        int db = parts.length == 2 ? parseDatabase(field, "/" + parts[1]) : 0;
+        // The first sentinel tells apart two deployments that monitor a master under the same name.
+        String name = master + "(" + sentinels.get(0).name() + ")" + (db == 0 ? "" : "/" + db);
+        return new NodeSpec(name, null, 0, user, password, db, ssl, null, List.copyOf(sentinels), master);
+    }
+
+    /** Parses {@code host[:port]} (an IPv6 host in brackets); returns {host, port}. */
+    private static String[] hostAndPort(String field, String authority, boolean hasUserInfo, int defaultPort) {
 
         String host;
         String portText;
@@ -149,10 +247,8 @@ public final class NodeSpec {
                 }
             }
         }
-        int port = portText == null || portText.isEmpty() ? DEFAULT_PORT : parsePort(field, portText, hasUserInfo);
-        int db = parseDatabase(field, path);
-        String name = host + ":" + port + (db == 0 ? "" : "/" + db);
-        return new NodeSpec(name, host, port, user, password, db, scheme.equals("rediss"), null);
+        int port = portText == null || portText.isEmpty() ? defaultPort : parsePort(field, portText, hasUserInfo);
+        return new String[] {host, Integer.toString(port)};
     }
 
     /** Wraps a transport the user built and manages; the library never closes the client behind it. */
@@ -313,15 +409,21 @@ public final class NodeSpec {
 
     /** The server part of the name, host lower-cased and without the database: two databases are one server. */
     public String server() {
-        return transport != null ? name : host.toLowerCase(java.util.Locale.ROOT) + ":" + port;
+        return transport != null || masterName != null ? name : host.toLowerCase(java.util.Locale.ROOT) + ":" + port;
     }
 
-    /** The node's name in outcomes and logs: {@code host:port}, {@code host:port/db}, or the client's name. */
+    /**
+     * The node's name in outcomes and logs: {@code host:port}, {@code host:port/db}, the client's name, or for a
+     * Sentinel-managed master {@code masterName(firstSentinel:port)}.
+     */
     public String name() {
         return name;
     }
 
-    /** The host as written (an IPv6 address in brackets), or null for a user's client. */
+    /**
+     * The host as written (an IPv6 address in brackets); null for a user's client, and for a Sentinel-managed node
+     * until {@link #at} names its master.
+     */
     public String host() {
         return host;
     }
@@ -349,6 +451,29 @@ public final class NodeSpec {
     /** Whether the scheme is {@code rediss} (TLS). */
     public boolean ssl() {
         return ssl;
+    }
+
+    /** Whether this node is a Sentinel-managed master, found through {@link #sentinels()}. */
+    public boolean isSentinelManaged() {
+        return masterName != null;
+    }
+
+    /** The sentinels to ask for the master, in the order given; empty unless {@link #isSentinelManaged()}. */
+    public List<NodeSpec> sentinels() {
+        return sentinels;
+    }
+
+    /** The name the sentinels monitor the master under; null unless {@link #isSentinelManaged()}. */
+    public String masterName() {
+        return masterName;
+    }
+
+    /**
+     * This Sentinel-managed node's master at one address the sentinels named: the same name, credentials, database
+     * and TLS, so every message and identity stays the node's.
+     */
+    public NodeSpec at(String masterHost, int masterPort) {
+        return new NodeSpec(name, masterHost, masterPort, user, password, database, ssl, null, sentinels, masterName);
     }
 
     /** The user's own transport, or null when the library connects by itself. */

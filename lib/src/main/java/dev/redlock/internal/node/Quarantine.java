@@ -123,6 +123,11 @@ public final class Quarantine {
         volatile long markerBornNanos = Long.MIN_VALUE;
 
         volatile long checkedAtNanos = System.nanoTime();
+        /**
+         * Added to the quarantine after a loss: a Sentinel-managed node's staleness limit, the time a client cut off
+         * from the sentinels may still count the old master's votes; 0 otherwise.
+         */
+        volatile long extraWindowNanos;
 
         Identity(String node, boolean optional) {
             this.node = node;
@@ -136,6 +141,13 @@ public final class Quarantine {
         volatile String runId;
         /** Whether it persists every write before answering ({@code appendonly yes}, {@code appendfsync always}). */
         volatile boolean persistsEveryWrite;
+        /** Whether its INFO says it is a replica ({@code role:slave}): its writes are not the node's. */
+        volatile boolean replica;
+        /**
+         * Why this connection's server may not vote now although it answers (a Sentinel-managed node whose sentinels
+         * did not confirm it as master lately), or null if it may; null for a node at a fixed address.
+         */
+        volatile java.util.function.Supplier<String> standing;
 
         /** A connection whose server is not known yet (its {@code INFO} not read). */
         public Connection() {}
@@ -152,6 +164,11 @@ public final class Quarantine {
         String aof = field(info, "aof_enabled");
         long now = ticker.nanoTime();
         id.checkedAtNanos = System.nanoTime();
+        // Only a full INFO (or its replication section) names the role; INFO server does not, and then it stays as is.
+        String role = field(info, "role");
+        if (role != null) {
+            conn.replica = "slave".equals(role);
+        }
         if (runId == null || runId.isEmpty()) {
             id.identityProblem = "its INFO reply has no run_id";
             return;
@@ -228,6 +245,17 @@ public final class Quarantine {
      */
     String judge(Identity id, NodeOp op, Connection conn, Consumer<NodeOp> maintenance) {
         op.readTrusted = true;
+        if (conn != null && conn.replica) {
+            // A writable replica granted it: the grant is not on the master, and the next sync erases it.
+            op.readTrusted = false;
+            return "it is a replica (role:slave), not a master: what it grants is not kept";
+        }
+        java.util.function.Supplier<String> standing = conn == null ? null : conn.standing;
+        String unconfirmed = standing == null ? null : standing.get();
+        if (unconfirmed != null) {
+            op.readTrusted = false;
+            return unconfirmed;
+        }
         if (!enabled) {
             return null;
         }
@@ -256,8 +284,10 @@ public final class Quarantine {
                             ? NodeOp.adoptRunId(markerKey, markerId, connRun, sendBy)
                             : NodeOp.rotateMarker(markerKey, markerId, connRun, Tokens.next(random), sendBy));
             if (!lostNothing) {
-                reason = "it restarted since its data was last known intact (marker run_id " + prefix(markerRun)
-                        + ", server " + prefix(connRun) + ")";
+                reason =
+                        "another server process holds its data since it was last known intact (a restart or a failover;"
+                                + " marker run_id " + prefix(markerRun)
+                                + ", server " + prefix(connRun) + ")";
             }
         }
         if (reason != null) {
@@ -299,7 +329,7 @@ public final class Quarantine {
         if (why == null) {
             return null;
         }
-        long window = windowNanos();
+        long window = windowNanos() + id.extraWindowNanos;
         long left = 0;
         for (long since : new long[] {
             trustPersistent && id.persistent ? Long.MIN_VALUE : id.bootNanos,
@@ -315,7 +345,7 @@ public final class Quarantine {
 
     /** Why a node must not vote now because it lost data recently, or null. */
     private String recentLoss(Identity id, long now) {
-        long window = windowNanos();
+        long window = windowNanos() + id.extraWindowNanos;
         long boot = id.bootNanos;
         if (boot != Long.MIN_VALUE && now - boot < window && !(trustPersistent && id.persistent)) {
             return "it has been up " + ms(now - boot) + " ms, less than the longest lease in use plus drift ("

@@ -41,6 +41,9 @@ public final class ReleaseSubscriber implements NioLoop.Handler {
     /** How long a node that refused SUBSCRIBE (an ACL without channel permissions) is left alone. */
     static final long REFUSED_RETRY_MILLIS = 60_000;
 
+    /** For a Sentinel-managed node, which server is its master now; null otherwise. */
+    private final SentinelWatch watch;
+
     private final NodeSpec spec;
     private final NioLoop loop;
     private final BiConsumer<String, String> onRelease;
@@ -85,7 +88,18 @@ public final class ReleaseSubscriber implements NioLoop.Handler {
     private volatile boolean listening;
 
     ReleaseSubscriber(NodeSpec spec, RedlockConfig config, NioLoop loop, BiConsumer<String, String> onRelease) {
+        this(spec, config, loop, onRelease, null);
+    }
+
+    /** @param watch where a Sentinel-managed node's master is now; null for a node at a fixed address */
+    ReleaseSubscriber(
+            NodeSpec spec,
+            RedlockConfig config,
+            NioLoop loop,
+            BiConsumer<String, String> onRelease,
+            SentinelWatch watch) {
         this.spec = spec;
+        this.watch = watch;
         this.loop = loop;
         this.onRelease = onRelease;
         this.backoff = IntervalFunction.ofExponentialRandomBackoff(
@@ -99,6 +113,15 @@ public final class ReleaseSubscriber implements NioLoop.Handler {
         this.limits = Resp.Limits.DEFAULT.withMaxBulkBytes(config.maxReplyBytes());
         this.tls = spec.ssl() ? config.tls() : null;
         loop.add(this);
+        if (watch != null) {
+            // Releases are published on the master: follow it at once.
+            watch.onChange(() -> loop.execute(() -> {
+                if (channel != null) {
+                    disconnect(new IOException("the sentinels named a new master"));
+                }
+                notBeforeNanos = System.nanoTime();
+            }));
+        }
     }
 
     /** A key got its first waiter in this client. Never blocks. */
@@ -183,15 +206,20 @@ public final class ReleaseSubscriber implements NioLoop.Handler {
     }
 
     private void connect() {
+        NodeSpec target = watch == null ? spec : watch.current();
+        if (target == null) {
+            notBeforeNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(SentinelWatch.POLL_MILLIS);
+            return;
+        }
         try {
             channel = SocketChannel.open();
             channel.configureBlocking(false);
             channel.setOption(StandardSocketOptions.TCP_NODELAY, true);
             channel.setOption(StandardSocketOptions.SO_KEEPALIVE, true);
-            wire = tls == null ? Wire.plain(channel) : Wire.tls(channel, tls.engine(spec.host(), spec.port()));
+            wire = tls == null ? Wire.plain(channel) : Wire.tls(channel, tls.engine(target.host(), target.port()));
             key = channel.register(loop.selector(), SelectionKey.OP_CONNECT, this);
             connectStartedNanos = System.nanoTime();
-            if (channel.connect(new InetSocketAddress(spec.host(), spec.port()))) {
+            if (channel.connect(new InetSocketAddress(target.host(), target.port()))) {
                 secure();
             }
         } catch (IOException | RuntimeException e) {

@@ -33,7 +33,8 @@ import org.slf4j.LoggerFactory;
  *       under two host names: one failure takes several votes;</li>
  *   <li>a node that is a replica ({@code role:slave}) or has replicas ({@code connected_slaves > 0}): Redlock
  *       assumes independent masters, and replication is asynchronous, so a promoted replica may lack a lock key its
- *       master granted;</li>
+ *       master granted (replicas of a Sentinel-managed node are expected while restart protection is on: a failover
+ *       keeps the node's votes out for a lease);</li>
  *   <li>a {@code maxmemory-policy} that may evict lock keys: {@code allkeys-*} (any key) and {@code volatile-*} (lock
  *       keys have a TTL, so they are candidates too); only {@code noeviction} is quiet.</li>
  * </ul>
@@ -330,7 +331,11 @@ public final class TopologyCheck {
             }
             boolean replica = false;
             try {
-                replica = replication(name, parseInfo(probe.info("replication")), facts);
+                replica = replication(
+                        name,
+                        parseInfo(probe.info("replication")),
+                        facts,
+                        spec.isSentinelManaged() && config.restartQuarantine());
             } catch (RedisErrorReply e) {
                 unchecked.add(
                         cannotCheck(name, "whether it is a replica or has replicas (INFO replication refused)", e));
@@ -486,8 +491,13 @@ public final class TopologyCheck {
         return (command == null ? fallback : command.toUpperCase(Locale.ROOT)) + " refused (" + msg + ")";
     }
 
-    /** Reports replication around a node; returns whether it is a replica. */
-    private static boolean replication(String name, Map<String, String> info, NodeFacts facts) {
+    /**
+     * Reports replication around a node; returns whether it is a replica.
+     *
+     * @param failoverSafe a Sentinel-managed node with restart protection on: its replicas are expected, and a
+     *     failover keeps its votes out for a lease like any other data loss
+     */
+    private static boolean replication(String name, Map<String, String> info, NodeFacts facts, boolean failoverSafe) {
         String role = info.get("role");
         boolean replica = "slave".equals(role) || "replica".equals(role);
         if (replica) {
@@ -497,7 +507,7 @@ public final class TopologyCheck {
                     + "failover may lack a key its master granted");
         }
         int replicas = parseInt(info.get("connected_slaves"));
-        if (replicas > 0) {
+        if (replicas > 0 && !failoverSafe) {
             facts.problems.add("node " + name + " has " + replicas + " connected replica(s): replication is "
                     + "asynchronous, so a replica promoted after a failover may lack a lock key this node granted, "
                     + "and the lock can be granted twice; Redlock needs independent masters without failover");
