@@ -148,6 +148,39 @@ class SentinelNodeTest {
     }
 
     @Test
+    void overTlsWithPasswordsOnTheMasterAndTheSentinels() throws Exception {
+        dev.redlock.testkit.TlsCertificates tls = dev.redlock.testkit.TlsCertificates.generate();
+        try (RedisSentinelGroup secured = RedisSentinelGroup.builder("payments")
+                        .replicas(1)
+                        .sentinels(3)
+                        .password("Zq7Secr3t")
+                        .sentinelPassword("Zq7Secr3t")
+                        .tls(tls)
+                        .start();
+                RedisServer p1 = RedisServer.startTls(tls);
+                RedisServer p2 = RedisServer.startTls(tls)) {
+            String uri = secured.sentinelUri();
+            assertTrue(uri.startsWith("rediss-sentinel://:"), "TLS and the password in the URI: " + secured);
+            RedlockClient c = RedlockClient.create(RedlockConfig.builder()
+                    .nodes(uri, p1.uri(), p2.uri())
+                    .tlsTrustStore(tls.trustStore(), tls.storePassword())
+                    .leaseTime(Duration.ofSeconds(1))
+                    .perNodeTimeout(Duration.ofMillis(300))
+                    .build());
+            clients.add(c);
+            QuorumLock lock = c.redLock("sentinel-tls");
+            RoundOutcome r = await().atMost(Duration.ofSeconds(15))
+                    .pollInterval(Duration.ofMillis(100))
+                    .until(() -> attempt(lock), o -> first(o) == NodeStatus.GRANTED);
+            assertTrue(r.succeeded(), r.toString());
+            assertFalse(r.toString().contains("Zq7Secr3t"), "no password in outcomes");
+            assertTrue(
+                    c.check().problems().stream().noneMatch(p -> p.contains("replica")),
+                    "with restart protection on, a Sentinel-managed master's replicas are expected: " + c.check());
+        }
+    }
+
+    @Test
     void aWritableReplicaNeverVotes() throws Exception {
         RedisServer replica = sentinel.replicas().get(0);
         try (redis.clients.jedis.Jedis r = replica.client()) {
