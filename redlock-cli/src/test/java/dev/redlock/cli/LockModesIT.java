@@ -72,6 +72,24 @@ class LockModesIT {
         assertEquals(ExitCodes.USAGE, none.exit(), none::toString);
     }
 
+    /** A Sentinel-managed master is one entry of --nodes, although its sentinels are separated by commas too. */
+    @Test
+    void aSentinelManagedMasterIsOneNode() throws Exception {
+        try (dev.redlock.testkit.RedisSentinelGroup group = dev.redlock.testkit.RedisSentinelGroup.start("cli", 1, 3)) {
+            String mixed = group.sentinelUri() + "," + Cli.nodes(nodes.servers().subList(0, 2));
+            // The fresh master waits out restart protection: a lock wait longer than that.
+            Cli.Result r = Cli.run(
+                    T, Map.of(), "exec", "--nodes", mixed, "-k", "sentinel", "-l", "2s", "-w", "20s", "--", "true");
+            assertEquals(0, r.exit(), r::toString);
+            Cli.Result status = Cli.run(T, Map.of(), "status", "--nodes", mixed, "sentinel");
+            assertTrue(status.out().contains("cli(127.0.0.1:"), status::toString);
+            assertFalse(
+                    status.out()
+                            .contains("127.0.0.1:" + group.sentinels().get(1).port() + " "),
+                    status::toString);
+        }
+    }
+
     /** Shared holders run side by side; an exclusive one is busy meanwhile, with the status -E chose. */
     @Test
     void sharedHoldersExcludeOnlyExclusiveOnes() throws Exception {
