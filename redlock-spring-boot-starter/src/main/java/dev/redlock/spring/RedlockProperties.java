@@ -33,8 +33,7 @@ public class RedlockProperties {
 
     /**
      * Redis masters, as redis://[user:password@]host[:port][/db] or rediss:// URIs, or Sentinel-managed masters as
-     * redis-sentinel://[user:password@]sentinel1[:26379],sentinel2/masterName URIs (give those as a YAML list or
-     * indexed, redlock.nodes[0]=..., since a comma-separated value is split at every comma). Each must be an
+     * redis-sentinel://[user:password@]sentinel1[:26379],sentinel2/masterName URIs. Each must be an
      * independent master (no cluster); use an odd number, at least 3.
      */
     private List<String> nodes = new ArrayList<>();
@@ -162,6 +161,28 @@ public class RedlockProperties {
     private final Integration integration = new Integration();
 
     /**
+     * Puts back together what Spring split at the commas of a comma-separated {@code redlock.nodes} value: an entry
+     * without a scheme ({@code s2:26379/mymaster}) continues the Sentinel URI before it, whose sentinels it lists.
+     * Anything else is left as it is, to be judged by the library's own checks.
+     */
+    static List<String> rejoinSentinelLists(List<String> given) {
+        List<String> out = new ArrayList<>();
+        for (String entry : given) {
+            String previous = out.isEmpty() ? null : out.get(out.size() - 1);
+            boolean continues = entry != null
+                    && !entry.contains("://")
+                    && previous != null
+                    && previous.toLowerCase(java.util.Locale.ROOT).matches("rediss?-sentinel://[^/]*");
+            if (continues) {
+                out.set(out.size() - 1, previous + "," + entry.trim());
+            } else {
+                out.add(entry);
+            }
+        }
+        return out;
+    }
+
+    /**
      * Returns a builder holding these settings, with the nodes added in order. The builder validates each value as
      * it is set, so an out-of-range setting fails here with an {@link IllegalArgumentException} naming the field.
      *
@@ -171,7 +192,7 @@ public class RedlockProperties {
     public RedlockConfig.Builder toConfigBuilder() {
         long replyBytes = maxReplyBytes.toBytes();
         RedlockConfig.Builder b = RedlockConfig.builder()
-                .nodes(nodes)
+                .nodes(rejoinSentinelLists(nodes))
                 .perNodeTimeout(perNodeTimeout)
                 .connectTimeout(connectTimeout)
                 .leaseTime(leaseTime)

@@ -56,6 +56,28 @@ class RedlockAutoConfigurationTest {
     }
 
     @Test
+    void aSentinelUriBindsAsOneNodeCommaSeparatedOrAsAList() {
+        List<String> uris = REDIS.uris();
+        String sentinel = "redis-sentinel://127.0.0.1:1,127.0.0.1:2/orders";
+        List<String> expected = List.of(
+                "orders(127.0.0.1:1)",
+                uris.get(0).substring("redis://".length()),
+                uris.get(1).substring("redis://".length()));
+        runner.withPropertyValues(
+                        "redlock.nodes=" + sentinel + "," + uris.get(0) + "," + uris.get(1),
+                        "redlock.restart-quarantine=false")
+                .run(context -> assertThat(context.getBean(RedlockClient.class).nodeNames())
+                        .isEqualTo(expected));
+        runner.withPropertyValues(
+                        "redlock.nodes[0]=" + sentinel,
+                        "redlock.nodes[1]=" + uris.get(0),
+                        "redlock.nodes[2]=" + uris.get(1),
+                        "redlock.restart-quarantine=false")
+                .run(context -> assertThat(context.getBean(RedlockClient.class).nodeNames())
+                        .isEqualTo(expected));
+    }
+
+    @Test
     void everyPropertyBindsToTheClientConfiguration() {
         List<String> uris = REDIS.uris();
         String firstNode = uris.get(0).substring("redis://".length());
