@@ -293,15 +293,16 @@ public final class SentinelWatch implements AutoCloseable {
         current = master;
         if (before == null) {
             LOG.debug("node {}: master at {}:{}", spec.name(), master.host(), master.port());
-            return;
+        } else {
+            LOG.warn(
+                    "node {}: the sentinels name a new master, {}:{} (was {}:{}); reconnecting to it",
+                    spec.name(),
+                    master.host(),
+                    master.port(),
+                    before.host(),
+                    before.port());
         }
-        LOG.warn(
-                "node {}: the sentinels name a new master, {}:{} (was {}:{}); reconnecting to it",
-                spec.name(),
-                master.host(),
-                master.port(),
-                before.host(),
-                before.port());
+        // Also the first answer: connections that failed for the lack of one reconnect now, not after a back-off.
         for (Runnable listener : listeners) {
             try {
                 listener.run();
