@@ -23,8 +23,17 @@ final class LuaFormat {
 
     private LuaFormat() {}
 
+    private static final org.luaj.vm2.LuaString WHOLE = org.luaj.vm2.LuaString.valueOf("%.0f");
+
     /** {@code string.format(fmt, ...)}. */
     static LuaValue format(Varargs args) {
+        if (args.narg() == 2 && args.arg(2).type() == LuaValue.TNUMBER && WHOLE.raweq(args.arg1())) {
+            // The scripts' one format, '%.0f' of a whole number of milliseconds: its digits.
+            double v = args.arg(2).todouble();
+            if (v == Math.rint(v) && Math.abs(v) < 1e15 && (v != 0 || 1 / v > 0)) {
+                return LuaValue.valueOf(Long.toString((long) v));
+            }
+        }
         String fmt = args.checkjstring(1);
         StringBuilder out = new StringBuilder(fmt.length() + 16);
         int arg = 1;

@@ -4,6 +4,7 @@
  */
 package dev.redlock.sim;
 
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -156,7 +157,9 @@ final class LuaShim {
         if (k == s || s.equals(k)) {
             return javaValues[slot];
         }
-        LuaString v = LuaString.valueOf(s);
+        byte[] ascii = s.getBytes(StandardCharsets.UTF_8);
+        // ASCII (every key, token and number the library sends) is copied as it is; anything else goes through LuaJ.
+        LuaString v = ascii.length == s.length() ? LuaString.valueUsing(ascii) : LuaString.valueOf(s);
         javaKeys[slot] = s;
         javaValues[slot] = v;
         int back = v.hashCode() & (CACHE - 1);
@@ -178,10 +181,24 @@ final class LuaShim {
         if (luaKeys[slot] == v) {
             return luaValues[slot];
         }
-        String s = v.tojstring();
+        String s = ascii((LuaString) v) ? asciiString((LuaString) v) : v.tojstring();
         luaKeys[slot] = (LuaString) v;
         luaValues[slot] = s;
         return s;
+    }
+
+    private static boolean ascii(LuaString v) {
+        byte[] b = v.m_bytes;
+        for (int i = v.m_offset, end = v.m_offset + v.m_length; i < end; i++) {
+            if (b[i] < 0) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static String asciiString(LuaString v) {
+        return new String(v.m_bytes, v.m_offset, v.m_length, StandardCharsets.ISO_8859_1);
     }
 
     private List<String> command(Varargs args) {

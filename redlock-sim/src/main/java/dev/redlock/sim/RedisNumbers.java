@@ -185,6 +185,14 @@ final class RedisNumbers {
      * not be NaN (white space first is read, an empty text is 0, an overflow is infinity); null otherwise.
      */
     static Double rangeEnd(String s, int from) {
+        if (from == 0 && s.length() <= 4) {
+            if (s.equals("-inf")) {
+                return Double.NEGATIVE_INFINITY;
+            }
+            if (s.equals("+inf") || s.equals("inf")) {
+                return Double.POSITIVE_INFINITY;
+            }
+        }
         Parsed p = strtod(s, from);
         if (p.end() != s.length() || Double.isNaN(p.value())) {
             return null;

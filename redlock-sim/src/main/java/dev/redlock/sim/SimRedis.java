@@ -1000,11 +1000,12 @@ public final class SimRedis extends SimProcess {
         if (keys.isEmpty() || argv.isEmpty()) {
             return reply;
         }
-        String lease = keys.get(0) + " " + argv.get(0);
         if (scriptName.equals("release.lua")) {
+            String lease = keys.get(0) + " " + argv.get(0);
             releasedAt.put(lease, world().now());
             orphans.remove(lease);
         } else if (scriptName.equals("acquire.lua") && granted(reply)) {
+            String lease = keys.get(0) + " " + argv.get(0);
             Long released = releasedAt.get(lease);
             if (released != null) {
                 orphans.put(
