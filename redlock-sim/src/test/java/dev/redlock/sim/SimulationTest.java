@@ -24,7 +24,7 @@ import org.junit.jupiter.api.Test;
  * The real engine against seeded simulated clusters. Inside the assumptions every seed must pass every checker;
  * outside them (negative controls) the same checkers must report violations within the first thousand seeds.
  *
- * <p>{@code -Dsim.seeds} sets how many seeds the inside configurations of the lock family share (default 6,000),
+ * <p>{@code -Dsim.seeds} sets how many seeds the inside configurations of the lock family share (default 10,000),
  * {@code -Dsim.oneLockSeeds} how many the one-lock configuration runs (default 16), {@code -Dsim.base} the first seed
  * ({@code random} for a fresh one, printed); {@code -Dsim.config=NAME -Dsim.seed=N} replays one run, and
  * {@code -Dsim.trace=true} prints every message and fault of it.
@@ -108,7 +108,7 @@ class SimulationTest {
     @Test
     void insideTheAssumptionsNoSeedViolatesAnything() throws Exception {
         Assumptions.assumeFalse(replaying(), "replaying one seed");
-        int seeds = Integer.parseInt(property("sim.seeds") == null ? "6000" : property("sim.seeds"));
+        int seeds = Integer.parseInt(property("sim.seeds") == null ? "10000" : property("sim.seeds"));
         int oneLockSeeds = Integer.parseInt(property("sim.oneLockSeeds") == null ? "16" : property("sim.oneLockSeeds"));
         long base = base();
         System.out.println("simulation: base seed " + base + ", " + seeds + " seeds over " + INSIDE.size()
