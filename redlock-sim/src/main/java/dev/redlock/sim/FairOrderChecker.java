@@ -111,6 +111,23 @@ public final class FairOrderChecker {
                     .computeIfAbsent(p.client() + "/" + p.order(), k -> new ArrayList<>())
                     .add(p);
         }
+        // Each acquisition's attempts on each node, oldest first: what every check of that pair walks.
+        Map<String, List<List<Placement>>> byNode = new HashMap<>();
+        for (Map.Entry<String, List<Placement>> e : byAcquisition.entrySet()) {
+            List<List<Placement>> nodes = new ArrayList<>();
+            for (int n = 0; n < nodeRates.length; n++) {
+                nodes.add(new ArrayList<>());
+            }
+            for (Placement p : e.getValue()) {
+                if (p.node() < nodes.size()) {
+                    nodes.get(p.node()).add(p);
+                }
+            }
+            for (List<Placement> here : nodes) {
+                here.sort((x, y) -> Long.compare(x.at(), y.at()));
+            }
+            byNode.put(e.getKey(), nodes);
+        }
         Map<String, List<Leave>> leavesOf = new HashMap<>();
         for (Leave l : leaves) {
             leavesOf.computeIfAbsent(l.waiter(), k -> new ArrayList<>()).add(l);
@@ -135,13 +152,14 @@ public final class FairOrderChecker {
                 if (!ahead(a, waiter(byAcquisition, a), b, bWaiter)) {
                     continue;
                 }
-                List<Placement> mine = byAcquisition.getOrDefault(a.client() + "/" + a.order(), List.of());
+                List<List<Placement>> mine = byNode.get(a.client() + "/" + a.order());
                 int standing = 0;
                 int standingByWindow = 0;
                 StringBuilder where = new StringBuilder();
                 for (int n = 0; n < nodeRates.length; n++) {
+                    List<Placement> here = mine == null ? List.of() : mine.get(n);
                     Placement since = standsThroughout(
-                            mine,
+                            here,
                             n,
                             b.roundStart(),
                             b.grantedAt(),
@@ -159,7 +177,7 @@ public final class FairOrderChecker {
                                 .append(ms(since.at()));
                     }
                     if (standsThroughout(
-                                    mine,
+                                    here,
                                     n,
                                     b.roundStart(),
                                     b.grantedAt(),
@@ -200,9 +218,11 @@ public final class FairOrderChecker {
      * Whether a waiter's place stood on node {@code n} from {@code from} to {@code to}: returns the attempt before
      * {@code from} it stood since, or null. Each attempt the node ran resets the place's expiry (which a granted
      * attempt may shorten); a gap between an expiry and the next attempt, a data loss or a leave end it.
+     *
+     * @param here the waiter's attempts that node {@code n} ran, oldest first
      */
     private static Placement standsThroughout(
-            List<Placement> mine,
+            List<Placement> here,
             int n,
             long from,
             long to,
@@ -211,16 +231,12 @@ public final class FairOrderChecker {
             double rate,
             long windowMillis,
             long ttlMillis) {
-        List<Placement> here = new ArrayList<>();
-        for (Placement p : mine) {
-            if (p.node() == n && p.at() <= to) {
-                here.add(p);
-            }
-        }
-        here.sort((x, y) -> Long.compare(x.at(), y.at()));
         Placement since = null;
         long expires = Long.MIN_VALUE;
         for (Placement p : here) {
+            if (p.at() > to) {
+                break;
+            }
             if (p.at() > from && (since == null || p.at() >= expires)) {
                 break; // not there when the round started, or expired before this attempt renewed it
             }
