@@ -112,6 +112,8 @@ public final class Compare {
                 RedlockConfig ours = ourRedLock.config();
                 contenders.add(new FloorContender(nodes.get(0), LEASE, ours.retryDelay(), ours.retryJitter()));
                 contenders.add(ourRedLock);
+                // The five-node floor: our scripts fanned out by the caller's thread, nothing in between.
+                contenders.add(new FanOutFloor(uris, LEASE, ours.retryDelay(), ours.retryJitter()));
                 // The same RedLock over five TLS-only masters (certificates made for the run), beside plain TCP.
                 contenders.add(
                         new OurContender(QuorumPolicy.MAJORITY, tlsNodes.uris(), PER_NODE_TIMEOUT, LEASE, certs));
@@ -171,7 +173,10 @@ public final class Compare {
     /** The fault phase only concerns the implementations that span all five nodes, (b) to (e). */
     private static boolean isFaultTolerant(Contender c) {
         // The TLS RedLock runs on its own masters, not those the fault phase stalls and kills.
-        return !(c instanceof FloorContender) && !c.id().equals("redisson-rlock") && !c.id().endsWith("-tls");
+        return !(c instanceof FloorContender)
+                && !(c instanceof FanOutFloor)
+                && !c.id().equals("redisson-rlock")
+                && !c.id().endsWith("-tls");
     }
 
     /** Same phases in the same order on every run: phase by phase, implementation by implementation. */
@@ -246,6 +251,7 @@ public final class Compare {
         Failures failures = new Failures();
         long[] cpu = new long[2];
         long[] wall = new long[2];
+        long[] switches = new long[2];
         runWorkers(
                 c,
                 phase,
@@ -270,19 +276,25 @@ public final class Compare {
                     }
                 },
                 () -> {
+                    switches[0] = ContextSwitches.ofProcess();
                     cpu[0] = processCpuNanos();
                     wall[0] = System.nanoTime();
                 },
                 () -> {
                     cpu[1] = processCpuNanos();
                     wall[1] = System.nanoTime();
+                    switches[1] = ContextSwitches.ofProcess();
                 });
         long done = cycles.sum();
         String id = c.id();
         results.put(id, phase, "cycles_per_s", done / ((wall[1] - wall[0]) / 1e9), "1/s", done);
-        if (threads == CPU_THREADS && done > 0 && cpu[0] >= 0) {
+        if ((threads == CPU_THREADS || threads == 1) && done > 0 && cpu[0] >= 0) {
             // Process CPU covers every JVM thread: callers, client I/O threads, GC and JIT (not redis-server).
             results.put(id, phase, "cpu_us_per_cycle", (cpu[1] - cpu[0]) / 1e3 / done, "us", done);
+        }
+        if (threads == 1 && done > 0 && switches[0] >= 0 && switches[1] >= 0) {
+            // Voluntary and involuntary, summed over the JVM's threads (Linux /proc only).
+            results.put(id, phase, "ctx_switches_per_cycle", (double) (switches[1] - switches[0]) / done, "", done);
         }
         putFailures(results, id, phase, failures);
     }

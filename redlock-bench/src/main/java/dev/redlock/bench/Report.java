@@ -17,6 +17,7 @@ final class Report {
 
     static final String FLOOR = "floor";
     static final String REDISSON_REDLOCK = "redisson-redlock";
+    static final String FANOUT_FLOOR = "floor-fanout-5";
 
     private final Machine machine;
     private final List<Impl> impls;
@@ -71,6 +72,39 @@ final class Report {
                     num(get(id, "latency", "cycle_p999")),
                     ratio(id, FLOOR, r -> get(r, "latency", "cycle_p50")),
                     ratio(id, REDISSON_REDLOCK, r -> get(r, "latency", "cycle_p50")));
+        }
+
+        md.append("\n## One worker\n\n")
+                .append("One thread: cycles/s from the 1-thread throughput phase, with the JVM's CPU time and its ")
+                .append("context switches (voluntary + involuntary, summed over its threads from /proc) per cycle ")
+                .append("over that phase; acquire and cycle latency (us) from the single-thread latency phase. ")
+                .append("`xfan-out` divides by the five-node fan-out floor's value.\n\n");
+        table(md, new String[] {
+            "implementation",
+            "cycles/s",
+            "xfan-out",
+            "acquire p50",
+            "acquire p99",
+            "acquire p50 xfan-out",
+            "cycle p50",
+            "cycle p99",
+            "CPU us/cycle",
+            "ctx switches/cycle"
+        });
+        for (Impl impl : impls) {
+            String id = impl.id();
+            row(
+                    md,
+                    impl.label(),
+                    num(get(id, "throughput_1t", "cycles_per_s")),
+                    ratio(id, FANOUT_FLOOR, r -> get(r, "throughput_1t", "cycles_per_s")),
+                    num(get(id, "latency", "acquire_p50")),
+                    num(get(id, "latency", "acquire_p99")),
+                    ratio(id, FANOUT_FLOOR, r -> get(r, "latency", "acquire_p50")),
+                    num(get(id, "latency", "cycle_p50")),
+                    num(get(id, "latency", "cycle_p99")),
+                    num(get(id, "throughput_1t", "cpu_us_per_cycle")),
+                    num(get(id, "throughput_1t", "ctx_switches_per_cycle")));
         }
 
         md.append("\n## Throughput (acquire+release cycles/s) and CPU\n\n")
