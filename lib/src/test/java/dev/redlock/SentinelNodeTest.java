@@ -108,6 +108,27 @@ class SentinelNodeTest {
                 "the promoted replica sat out about a lease before voting");
     }
 
+    /** A promoted replica that fsyncs every write still lacks what replication had not brought it. */
+    @Test
+    void trustedPersistenceDoesNotCoverAFailover() throws Exception {
+        for (RedisServer s : sentinel.dataNodes()) {
+            try (redis.clients.jedis.Jedis j = s.client()) {
+                j.configSet("appendonly", "yes");
+                j.configSet("appendfsync", "always");
+            }
+        }
+        RedlockClient c = client(b -> b.trustPersistentNodes(true));
+        QuorumLock lock = c.redLock("sentinel-trusted");
+        await().atMost(LEASE.multipliedBy(3))
+                .pollInterval(Duration.ofMillis(200))
+                .until(() -> first(attempt(lock)) == NodeStatus.GRANTED);
+        sentinel.killMasterAndAwaitFailover(FAILOVER);
+        RoundOutcome after = await().atMost(Duration.ofSeconds(10))
+                .pollInterval(Duration.ofMillis(100))
+                .until(() -> attempt(lock), r -> first(r) != NodeStatus.PENDING && first(r) != NodeStatus.ERROR);
+        assertEquals(NodeStatus.QUARANTINED, first(after), "the failover counts as data loss: " + after);
+    }
+
     @Test
     void votesStopCountingWhenNoMajorityOfTheSentinelsVouchesForTheMaster() throws Exception {
         RedlockClient c = client(b -> {});

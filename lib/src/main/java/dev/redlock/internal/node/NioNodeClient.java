@@ -213,6 +213,7 @@ final class NioNodeClient implements NodeClient, NioLoop.Handler {
         if (watch != null) {
             watch.onChange(() -> loop.execute(this::masterChanged));
             identity.extraWindowNanos = watch.staleLimitNanos();
+            identity.failoverManaged = true;
         }
     }
 

@@ -128,6 +128,11 @@ public final class Quarantine {
          * from the sentinels may still count the old master's votes; 0 otherwise.
          */
         volatile long extraWindowNanos;
+        /**
+         * A node that fails over (Sentinel-managed): persistence is never trusted across a change of server, and the
+         * server's identity includes its replication id.
+         */
+        volatile boolean failoverManaged;
 
         Identity(String node, boolean optional) {
             this.node = node;
@@ -160,6 +165,12 @@ public final class Quarantine {
     /** Updates a node's identity from an {@code INFO} reply read on {@code conn}. */
     public void learn(Identity id, Connection conn, String info, Boolean fsyncAlways) {
         String runId = field(info, "run_id");
+        String replid = field(info, "master_replid");
+        if (id.failoverManaged && runId != null && !runId.isEmpty() && replid != null && !replid.isEmpty()) {
+            // A failover-managed node's server is its process and its replication history: a promotion (also back to
+            // a former master that never restarted) starts a new replication id, and must count as a change of server.
+            runId = runId + "/" + replid;
+        }
         String uptime = field(info, "uptime_in_seconds");
         String aof = field(info, "aof_enabled");
         long now = ticker.nanoTime();
@@ -176,7 +187,7 @@ public final class Quarantine {
         boolean persistent = fsyncAlways != null && fsyncAlways && "1".equals(aof);
         String before = id.runId;
         if (before != null && !runId.equals(before)) {
-            boolean lostNothing = trustPersistent && persistent;
+            boolean lostNothing = trustPersistent && persistent && !id.failoverManaged;
             if (!lostNothing) {
                 id.runChangedAtNanos = now;
             }
@@ -277,7 +288,8 @@ public final class Quarantine {
         } else if (connRun != null && !connRun.equals(markerRun) && !markerId.isEmpty()) {
             // The marker was written under another server process: a restart since then, from a copy that may lack
             // its latest writes. One new incarnation for everyone, unless every write was persisted.
-            boolean lostNothing = trustPersistent && conn.persistsEveryWrite;
+            // A promoted replica that persists every write still lacks what replication had not brought it.
+            boolean lostNothing = trustPersistent && conn.persistsEveryWrite && !id.failoverManaged;
             long sendBy = now + TimeUnit.SECONDS.toNanos(1);
             maintenance.accept(
                     lostNothing
