@@ -36,7 +36,7 @@ final class GroupSupport {
         if (starters.isEmpty()) {
             return List.of();
         }
-        ExecutorService pool = Executors.newFixedThreadPool(Math.min(starters.size(), 8), r -> {
+        ExecutorService pool = Executors.newFixedThreadPool(starters.size(), r -> {
             Thread t = new Thread(r, threadName);
             t.setDaemon(true);
             return t;

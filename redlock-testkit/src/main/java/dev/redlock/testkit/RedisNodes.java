@@ -6,10 +6,6 @@ package dev.redlock.testkit;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.stream.Collectors;
 
 /**
@@ -69,41 +65,12 @@ public final class RedisNodes implements AutoCloseable {
         if (n < 1) {
             throw new IllegalArgumentException("n must be at least 1, got " + n);
         }
-        ExecutorService pool = Executors.newFixedThreadPool(n, r -> {
-            Thread t = new Thread(r, "redis-nodes-start");
-            t.setDaemon(true);
-            return t;
-        });
-        try {
-            List<CompletableFuture<RedisServer>> futures = new ArrayList<>();
-            for (int i = 0; i < n; i++) {
-                futures.add(CompletableFuture.supplyAsync(
-                        () -> tls == null ? RedisServer.start(args) : RedisServer.startTls(tls, false, args), pool));
-            }
-            List<RedisServer> started = new ArrayList<>();
-            RuntimeException failure = null;
-            for (CompletableFuture<RedisServer> future : futures) {
-                try {
-                    started.add(future.join());
-                } catch (CompletionException e) {
-                    RuntimeException cause =
-                            e.getCause() instanceof RuntimeException ? (RuntimeException) e.getCause() : e;
-                    if (failure == null) {
-                        failure = cause;
-                    } else {
-                        failure.addSuppressed(cause);
-                    }
-                }
-            }
-            if (failure != null) {
-                // Never leak the servers that did start.
-                closeAll(started, failure);
-                throw failure;
-            }
-            return new RedisNodes(started);
-        } finally {
-            pool.shutdown();
+        List<java.util.function.Supplier<RedisServer>> starters = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            starters.add(() -> tls == null ? RedisServer.start(args) : RedisServer.startTls(tls, false, args));
         }
+        // Never leaks the servers that did start when one fails.
+        return new RedisNodes(GroupSupport.startAll(starters, "redis-nodes-start"));
     }
 
     /**
@@ -172,19 +139,9 @@ public final class RedisNodes implements AutoCloseable {
     @Override
     public void close() {
         IllegalStateException failure = new IllegalStateException("Failed to close some redis-servers");
-        closeAll(servers, failure);
+        GroupSupport.closeAll(servers, failure);
         if (failure.getSuppressed().length > 0) {
             throw failure;
-        }
-    }
-
-    private static void closeAll(List<RedisServer> servers, RuntimeException collector) {
-        for (RedisServer server : servers) {
-            try {
-                server.close();
-            } catch (RuntimeException e) {
-                collector.addSuppressed(e);
-            }
         }
     }
 

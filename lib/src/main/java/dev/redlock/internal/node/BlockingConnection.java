@@ -85,10 +85,7 @@ public final class BlockingConnection implements Commands, AutoCloseable {
             BlockingConnection c = new BlockingConnection(spec, s);
             try {
                 if (authenticate && spec.password() != null) {
-                    c.call(
-                            spec.user() == null
-                                    ? new String[] {"AUTH", spec.password()}
-                                    : new String[] {"AUTH", spec.user(), spec.password()});
+                    c.call(spec.authCommand());
                 }
                 if (spec.database() != 0) {
                     c.call("SELECT", Integer.toString(spec.database()));

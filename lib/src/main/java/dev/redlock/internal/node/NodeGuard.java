@@ -191,13 +191,10 @@ public final class NodeGuard {
                         "node " + name + " granted, but its vote does not count: " + why);
             }
         }
-        if ((op.kind == NodeOp.Kind.EXTEND || op.kind == NodeOp.Kind.FENCE)
-                && status == NodeStatus.GRANTED
-                && conn != null
-                && conn.standing != null) {
+        if ((op.kind == NodeOp.Kind.EXTEND || op.kind == NodeOp.Kind.FENCE) && status == NodeStatus.GRANTED) {
             // A server the sentinels no longer vouch for may be an old master cut off from them, while its promoted
             // replica votes for the same node elsewhere: its extension or fencing vote must not count either.
-            String why = conn.standing.get();
+            String why = Quarantine.unconfirmed(conn);
             if (why != null) {
                 status = NodeStatus.QUARANTINED;
                 error = new QuietException.Quarantined(

@@ -443,6 +443,14 @@ public final class NodeSpec {
         return password;
     }
 
+    /** The {@code AUTH} command for these credentials, with the user when there is one; null without a password. */
+    String[] authCommand() {
+        if (password == null) {
+            return null;
+        }
+        return user == null ? new String[] {"AUTH", password} : new String[] {"AUTH", user, password};
+    }
+
     /** The database index, 0 by default. */
     public int database() {
         return database;

@@ -261,8 +261,7 @@ public final class Quarantine {
             op.readTrusted = false;
             return "it is a replica (role:slave), not a master: what it grants is not kept";
         }
-        java.util.function.Supplier<String> standing = conn == null ? null : conn.standing;
-        String unconfirmed = standing == null ? null : standing.get();
+        String unconfirmed = unconfirmed(conn);
         if (unconfirmed != null) {
             op.readTrusted = false;
             return unconfirmed;
@@ -307,6 +306,15 @@ public final class Quarantine {
             return reason;
         }
         return recentLoss(id, now);
+    }
+
+    /**
+     * Why the server on {@code conn} may not vote now although it answered (its sentinels did not vouch for it lately),
+     * or null; null for a node at a fixed address. Applies to every kind of vote: acquire, extension, fencing.
+     */
+    static String unconfirmed(Connection conn) {
+        java.util.function.Supplier<String> standing = conn == null ? null : conn.standing;
+        return standing == null ? null : standing.get();
     }
 
     private void learnMarker(Identity id, String markerId, long ageMillis, long now) {

@@ -384,10 +384,7 @@ public final class SentinelWatch implements AutoCloseable {
             }
         }
         try {
-            c.call(
-                    sentinel.user() == null
-                            ? new String[] {"AUTH", sentinel.password()}
-                            : new String[] {"AUTH", sentinel.user(), sentinel.password()});
+            c.call(sentinel.authCommand());
             return c.call(args);
         } catch (RedisErrorReply e) {
             throw new IllegalStateException(
