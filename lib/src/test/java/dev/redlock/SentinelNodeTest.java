@@ -118,13 +118,12 @@ class SentinelNodeTest {
             }
         }
         RedlockClient c = client(b -> b.trustPersistentNodes(true));
-        QuorumLock lock = c.redLock("sentinel-trusted");
-        await().atMost(LEASE.multipliedBy(3))
-                .pollInterval(Duration.ofMillis(200))
-                .until(() -> first(attempt(lock)) == NodeStatus.GRANTED);
-        sentinel.killMasterAndAwaitFailover(FAILOVER);
         // A MultiLock round hears every node: the fsyncing master may answer after the plain ones decided a RedLock.
         QuorumLock everyNode = c.multiLock("sentinel-trusted-all");
+        await().atMost(LEASE.multipliedBy(3))
+                .pollInterval(Duration.ofMillis(200))
+                .until(() -> first(attempt(everyNode)) == NodeStatus.GRANTED);
+        sentinel.killMasterAndAwaitFailover(FAILOVER);
         RoundOutcome after = await().atMost(Duration.ofSeconds(10))
                 .pollInterval(Duration.ofMillis(100))
                 .until(() -> attempt(everyNode), r -> first(r) != NodeStatus.PENDING && first(r) != NodeStatus.ERROR);
