@@ -34,6 +34,12 @@ final class ConfigChecks {
             throw new IllegalArgumentException(
                     "nodes: at least 1 node is required (got none); add redis://host:port URIs");
         }
+        for (int i = 0; i < nodes.size(); i++) {
+            if (nodes.get(i).isCluster() && nodes.size() > 1) {
+                throw new IllegalArgumentException("nodes[" + i + "]: a Redis Cluster is the whole quorum; give it as"
+                        + " the only node (got " + nodes.size() + " nodes)");
+            }
+        }
         Map<String, Integer> seen = new HashMap<>();
         for (int i = 0; i < nodes.size(); i++) {
             Integer first = seen.putIfAbsent(nodes.get(i).server(), i);

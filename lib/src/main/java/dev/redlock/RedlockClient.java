@@ -96,6 +96,7 @@ public final class RedlockClient implements AutoCloseable {
      */
     public static RedlockClient create(RedlockConfig config) {
         Objects.requireNonNull(config, "config");
+        config = config.withClusterExpanded();
         if (config.checkTopology()) {
             // Before any thread or connection of the client exists: a strict failure leaves nothing to close, and a
             // user's own client is never used by the check and the node's I/O thread at once.

@@ -231,6 +231,30 @@ public final class RedlockConfig {
     }
 
     /**
+     * This configuration with a Redis Cluster given as a node replaced by the nodes it is, one per hash slot it
+     * counts as (see {@link dev.redlock.internal.node.ClusterWatch}); this configuration itself when it has no
+     * cluster. Asks the cluster's seeds. For the library's own use.
+     *
+     * @throws IllegalArgumentException if the cluster has fewer than 3 masters, or other clients count it otherwise
+     * @throws IllegalStateException if no seed answers
+     */
+    public RedlockConfig withClusterExpanded() {
+        if (nodes.stream().noneMatch(NodeSpec::isCluster)) {
+            return this;
+        }
+        Builder b = toBuilder();
+        b.nodes.clear();
+        for (NodeSpec spec : nodes) {
+            if (spec.isCluster()) {
+                b.nodes.addAll(dev.redlock.internal.node.ClusterWatch.expand(spec, this));
+            } else {
+                b.nodes.add(spec);
+            }
+        }
+        return b.build();
+    }
+
+    /**
      * Returns the parsed nodes, in configuration order. For the library's own use.
      *
      * @return the node specifications
@@ -1138,7 +1162,9 @@ public final class RedlockConfig {
             ConfigChecks.belowLeaseTime("minValidity", minValidity, leaseTime);
             checkLeaseTime("leaseTime", leaseTime, perNodeTimeout, driftFactor, minValidity);
             ConfigChecks.unverifiedIdentity(unverifiedIdentity, nodes);
-            ConfigChecks.warnOnNodeCount(nodes.size());
+            if (nodes.stream().noneMatch(NodeSpec::isCluster)) {
+                ConfigChecks.warnOnNodeCount(nodes.size()); // a cluster's count is known once the client finds it
+            }
             if (sslContext != null && (tlsTrustStore != null || tlsKeyStore != null)) {
                 throw new IllegalArgumentException("sslContext: give either an SSLContext or tlsTrustStore/tlsKeyStore,"
                         + " not both (the context already decides trust and client keys)");

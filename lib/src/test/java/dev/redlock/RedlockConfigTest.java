@@ -360,10 +360,43 @@ class RedlockConfigTest {
         rejects(() -> parse("redis-sentinel://s1/m/1/2"), "more than a master name and a database");
         rejects(() -> parse("redis-sentinel://s1/m y"), "master name", "allowed");
         rejects(() -> parse("redis-sentinel://s1:0/m"), "port", "[1, 65535]");
-        rejects(() -> parse("redis-cluster://a,b/"), "unsupported scheme 'redis-cluster'", "Redis Cluster");
         // A secret never shows, whatever is wrong around it.
         IllegalArgumentException e =
                 assertThrows(IllegalArgumentException.class, () -> parse("redis-sentinel://u:Zq7Secr3t@s1,,s2/m"));
+        assertFalse(e.getMessage().contains("Zq7Secr3t"), e.getMessage());
+    }
+
+    @Test
+    void clusterUrisNameTheirSeedsAndNodeCount() {
+        NodeSpec cluster = parse("redis-cluster://user:pw@c1:7000,c2,[::1]:7002/?nodes=5");
+        assertTrue(cluster.isCluster());
+        assertFalse(cluster.isClusterSlot());
+        assertEquals(5, cluster.clusterNodes());
+        assertEquals(
+                List.of("c1:7000", "c2:6379", "[::1]:7002"),
+                cluster.clusterSeeds().stream().map(NodeSpec::name).toList());
+        assertEquals("cluster(c1:7000)", cluster.name());
+        assertEquals("pw", cluster.clusterSeeds().get(1).password());
+        assertEquals(0, parse("redis-cluster://c1").clusterNodes(), "by default, one node per master found");
+        assertTrue(parse("rediss-cluster://c1/").clusterSeeds().get(0).ssl());
+        assertFalse(cluster.toString().contains("pw"));
+
+        rejects(() -> parse("redis-cluster:///"), "no seed address");
+        rejects(() -> parse("redis-cluster://c1,,c2/"), "empty seed address");
+        rejects(() -> parse("redis-cluster://c1,c1:6379/"), "c1:6379 is listed twice");
+        rejects(() -> parse("redis-cluster://c1/2"), "only database 0", "?nodes=5");
+        rejects(() -> parse("redis-cluster://c1/?nodes=2"), "from 3 to 99", "'2'");
+        rejects(() -> parse("redis-cluster://c1/?nodes=x"), "from 3 to 99");
+        rejects(() -> parse("redis-cluster://c1/?size=5"), "only query parameter", "nodes=N");
+        rejects(() -> parse("redis://c1/?nodes=5"), "a query");
+        rejects(
+                () -> RedlockConfig.builder()
+                        .nodes("redis-cluster://c1/", "redis://c2")
+                        .build(),
+                "nodes[0]",
+                "only node");
+        IllegalArgumentException e =
+                assertThrows(IllegalArgumentException.class, () -> parse("redis-cluster://u:Zq7Secr3t@c1,,c2/"));
         assertFalse(e.getMessage().contains("Zq7Secr3t"), e.getMessage());
     }
 

@@ -48,9 +48,9 @@ public final class BlockingConnection implements Commands, AutoCloseable {
      * @throws RedisErrorReply if AUTH or SELECT is refused
      */
     public static BlockingConnection open(NodeSpec spec, RedlockConfig config, Duration readTimeout) {
-        if (spec.isSentinelManaged() && spec.host() == null) {
-            // Off the hot path: ask the sentinels now which server is the master.
-            spec = SentinelWatch.resolve(spec, config);
+        if (spec.isFollowed() && spec.host() == null) {
+            // Off the hot path: ask the sentinels or the cluster now which server the node is.
+            spec = MasterWatch.resolve(spec, config);
         }
         return open(spec, config, readTimeout, true);
     }
@@ -103,6 +103,12 @@ public final class BlockingConnection implements Commands, AutoCloseable {
 
     @Override
     public Object call(String... args) {
+        String tag = spec.keyTag();
+        Object reply = send(tag == null ? args : KeyTags.command(args, tag));
+        return tag == null ? reply : KeyTags.reply(args, reply, tag);
+    }
+
+    private Object send(String... args) {
         try {
             out.write(Resp.encode(args));
             out.flush();
@@ -186,6 +192,16 @@ public final class BlockingConnection implements Commands, AutoCloseable {
         } catch (IOException e) {
             // Nothing to do: the connection is gone either way.
         }
+    }
+
+    /** The node's name, for messages. */
+    String name() {
+        return spec.name();
+    }
+
+    /** The host this connection reached, as written. */
+    String host() {
+        return spec.host();
     }
 
     @Override

@@ -135,8 +135,8 @@ final class NioNodeClient implements NodeClient, NioLoop.Handler {
     }
 
     private final NodeSpec spec;
-    /** For a Sentinel-managed node, which server is its master now; null otherwise. */
-    private final SentinelWatch watch;
+    /** For a Sentinel-managed node or a cluster slot, which server it is now; null otherwise. */
+    private final MasterWatch watch;
 
     private final NioLoop loop;
     private final Ticker ticker;
@@ -184,8 +184,8 @@ final class NioNodeClient implements NodeClient, NioLoop.Handler {
         this(spec, config, loop, quarantine, null);
     }
 
-    /** @param watch where a Sentinel-managed node's master is now; null for a node at a fixed address */
-    NioNodeClient(NodeSpec spec, RedlockConfig config, NioLoop loop, Quarantine quarantine, SentinelWatch watch) {
+    /** @param watch where a followed node's server is now; null for a node at a fixed address */
+    NioNodeClient(NodeSpec spec, RedlockConfig config, NioLoop loop, Quarantine quarantine, MasterWatch watch) {
         this.spec = spec;
         this.watch = watch;
         this.loop = loop;
@@ -212,14 +212,15 @@ final class NioNodeClient implements NodeClient, NioLoop.Handler {
         loop.add(this);
         if (watch != null) {
             watch.onChange(() -> loop.execute(this::masterChanged));
-            identity.extraWindowNanos = watch.staleLimitNanos();
+            identity.extraWindowNanos = watch.extraQuarantineNanos();
             identity.failoverManaged = true;
         }
     }
 
     /**
-     * The sentinels named another master (loop thread): commands in flight on the old one fail (they may have been
-     * applied there, which their rounds assume of any unanswered command), and the node reconnects at once.
+     * The node's server changed (a failover, a slot move; loop thread): commands in flight on the old one fail (they
+     * may have been applied there, which their rounds assume of any unanswered command), and the node reconnects at
+     * once.
      */
     private void masterChanged() {
         failures.set(0);
@@ -229,7 +230,12 @@ final class NioNodeClient implements NodeClient, NioLoop.Handler {
                     c,
                     NodeStatus.ERROR,
                     new QuietException.NotConnected(
-                            "the sentinels of " + spec.name() + " named a new master; reconnecting", null));
+                            "the server of " + spec.name() + " changed ("
+                                    + (spec.isClusterSlot()
+                                            ? "the cluster moved its slot"
+                                            : "the sentinels named a new master")
+                                    + "); reconnecting",
+                            null));
         }
         reconnectNotBefore = System.nanoTime();
         ensureConnecting();
@@ -373,7 +379,7 @@ final class NioNodeClient implements NodeClient, NioLoop.Handler {
                     if (op.kind == NodeOp.Kind.RELEASE) {
                         op.tombstone = op.needsTombstone(c.id);
                     }
-                    byte[] bytes = op.encoded();
+                    byte[] bytes = op.encoded(spec.keyTag());
                     boolean oversized = bytes.length > out.capacity();
                     if (bytes.length > out.remaining() && !(oversized && out.position() == 0)) {
                         break; // write what we have; the outer loop comes back for the rest
@@ -466,6 +472,8 @@ final class NioNodeClient implements NodeClient, NioLoop.Handler {
             Conn c = new Conn(tls == null ? Wire.plain(ch) : Wire.tls(ch, tls.engine(target.host(), target.port())));
             if (watch != null) {
                 c.ident.standing = () -> watch.unconfirmed(target);
+                // Known once the watch has asked (a cluster's node timeout), before this connection's INFO is judged.
+                identity.extraWindowNanos = watch.extraQuarantineNanos();
             }
             c.key = ch.register(loop.selector(), SelectionKey.OP_CONNECT, this);
             conn = c;
@@ -756,6 +764,9 @@ final class NioNodeClient implements NodeClient, NioLoop.Handler {
                 return;
             }
             op.answered = true;
+            if (watch != null && ClusterWatch.isRedirect(err.message)) {
+                watch.askAgain(); // the slot moved, or is moving: learn its owner now rather than at the next poll
+            }
             finish(op, NodeStatus.ERROR, new RedisErrorReply(spec.name() + ": " + err.message));
             return;
         }

@@ -18,18 +18,45 @@ public final class NodeClients implements AutoCloseable, Subscriptions.Source {
     private final NioLoop loop;
     private final RedlockConfig config;
     private final List<ReleaseSubscriber> subscribers = new ArrayList<>();
-    /** One per Sentinel-managed node, by node name. */
-    private final java.util.Map<String, SentinelWatch> watches = new java.util.LinkedHashMap<>();
+    /** Where each followed node's server is (Sentinel-managed nodes, cluster slots), by node name. */
+    private final java.util.Map<String, MasterWatch> watches = new java.util.LinkedHashMap<>();
+    /** The watches to start and close: one per Sentinel-managed node, one per cluster. */
+    private final List<Object> watchers = new ArrayList<>();
 
     public NodeClients(RedlockConfig config, String threadPrefix, Quarantine quarantine) {
         long tickMillis = Math.max(1, config.perNodeTimeout().toMillis() / 4);
         this.config = config;
         this.loop = new NioLoop(threadPrefix + "io", tickMillis);
         List<NodeClient> list = new ArrayList<>();
+        java.util.Map<List<NodeSpec>, List<NodeSpec>> clusters = new java.util.LinkedHashMap<>();
         for (NodeSpec spec : config.nodeSpecs()) {
-            if (spec.isSentinelManaged()) {
+            if (spec.isCluster()) {
+                throw new IllegalStateException(
+                        spec.name() + ": a Redis Cluster must be expanded into its nodes first");
+            }
+            if (spec.isClusterSlot()) {
+                clusters.computeIfAbsent(spec.clusterSeeds(), k -> new ArrayList<>())
+                        .add(spec);
+            }
+        }
+        for (List<NodeSpec> slots : clusters.values()) {
+            ClusterWatch watch = new ClusterWatch(
+                    slots,
+                    config,
+                    threadPrefix + "cluster-"
+                            + slots.get(0).clusterSeeds().get(0).name());
+            watchers.add(watch);
+            for (int i = 0; i < slots.size(); i++) {
+                watches.put(slots.get(i).name(), watch.node(i));
+            }
+        }
+        for (NodeSpec spec : config.nodeSpecs()) {
+            if (spec.isClusterSlot()) {
+                list.add(new NioNodeClient(spec, config, loop, quarantine, watches.get(spec.name())));
+            } else if (spec.isSentinelManaged()) {
                 SentinelWatch watch = new SentinelWatch(spec, config, threadPrefix + "sentinel-" + spec.name());
                 watches.put(spec.name(), watch);
+                watchers.add(watch);
                 list.add(new NioNodeClient(spec, config, loop, quarantine, watch));
             } else if (spec.transport() == null) {
                 list.add(new NioNodeClient(spec, config, loop, quarantine));
@@ -43,8 +70,12 @@ public final class NodeClients implements AutoCloseable, Subscriptions.Source {
     /** Starts the I/O threads; nodes connect in the background. */
     public void start() {
         loop.start();
-        for (SentinelWatch watch : watches.values()) {
-            watch.start();
+        for (Object watch : watchers) {
+            if (watch instanceof ClusterWatch) {
+                ((ClusterWatch) watch).start();
+            } else {
+                ((SentinelWatch) watch).start();
+            }
         }
         for (NodeClient node : nodes) {
             if (node instanceof NioNodeClient) {
@@ -135,8 +166,12 @@ public final class NodeClients implements AutoCloseable, Subscriptions.Source {
         for (ReleaseSubscriber s : subscribers) {
             s.close();
         }
-        for (SentinelWatch watch : watches.values()) {
-            watch.close();
+        for (Object watch : watchers) {
+            if (watch instanceof ClusterWatch) {
+                ((ClusterWatch) watch).close();
+            } else {
+                ((SentinelWatch) watch).close();
+            }
         }
         loop.stop(5_000);
     }

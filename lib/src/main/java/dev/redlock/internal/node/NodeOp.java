@@ -333,6 +333,31 @@ public final class NodeOp {
         return Resp.encode(arguments());
     }
 
+    /**
+     * The command as RESP bytes for a node whose keys all start with {@code tag} (a Redis Cluster's hash slot, see
+     * {@link NodeSpec#keyTag()}); as {@link #encoded()} when the tag is null.
+     */
+    byte[] encoded(String tag) {
+        return tag == null ? encoded() : Resp.encode(tagged(arguments(), tag, kind == Kind.INSPECT));
+    }
+
+    /**
+     * A script call's arguments with {@code tag} before each key, so that all of a command's keys hash to the tag's
+     * slot. The scripts name no other key, except inspection's prefix of clients' entries (ARGV[1], read with
+     * {@code pcall}), which gets the tag too when {@code prefixArgument}.
+     */
+    static String[] tagged(String[] scriptCall, String tag, boolean prefixArgument) {
+        String[] out = scriptCall.clone();
+        int keys = Integer.parseInt(out[2]);
+        for (int i = 3; i < 3 + keys; i++) {
+            out[i] = tag + out[i];
+        }
+        if (prefixArgument && out.length > 3 + keys && !out[3 + keys].isEmpty()) {
+            out[3 + keys] = tag + out[3 + keys];
+        }
+        return out;
+    }
+
     /** The arguments of this op's command, for transports that build their own command (the user's). */
     public String[] arguments() {
         boolean watched = markerKey != null;

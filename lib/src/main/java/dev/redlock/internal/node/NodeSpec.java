@@ -22,9 +22,12 @@ import java.util.Objects;
 public final class NodeSpec {
 
     static final String URI_FORMAT = "redis://[user:password@]host[:port][/db] or rediss://..., or "
-            + "redis-sentinel://[user:password@]sentinel1[:26379],sentinel2.../masterName[/db]";
+            + "redis-sentinel://[user:password@]sentinel1[:26379],sentinel2.../masterName[/db], or "
+            + "redis-cluster://[user:password@]seed1[:6379],seed2.../[?nodes=N]";
     private static final int DEFAULT_PORT = 6379;
     private static final int DEFAULT_SENTINEL_PORT = 26379;
+    private static final String SCHEMES =
+            "redis, rediss, redis-sentinel, rediss-sentinel, redis-cluster, rediss-cluster";
     /** Sentinel master names: what {@code sentinel monitor} accepts in practice, and nothing a message must hide. */
     private static final java.util.regex.Pattern MASTER_NAME =
             java.util.regex.Pattern.compile("[A-Za-z0-9._:-]{1,128}");
@@ -41,6 +44,30 @@ public final class NodeSpec {
     private final List<NodeSpec> sentinels;
     /** For a Sentinel-managed master: the name the sentinels monitor it under; null otherwise. */
     private final String masterName;
+    /** For a Redis Cluster, or one of its slots as a node: where to find it; null otherwise. */
+    private final ClusterPart cluster;
+
+    /**
+     * What a Redis Cluster URI says, and for one of the nodes it expands into, which hash slot that node is: the
+     * node is whichever master owns the slot, and every key it is sent carries {@link #tag}, a hash tag of that slot.
+     */
+    static final class ClusterPart {
+        /** The seeds to ask for the slots, each as a plain spec, in the order given. */
+        final List<NodeSpec> seeds;
+        /** How many nodes the cluster counts as; 0: one per master with slots, as found when the client starts. */
+        final int nodes;
+        /** The slot of this node, or -1 for the cluster as written. */
+        final int slot;
+        /** The hash tag with its braces, such as {@code {a1}}, that every key of this node starts with; or null. */
+        final String tag;
+
+        ClusterPart(List<NodeSpec> seeds, int nodes, int slot, String tag) {
+            this.seeds = seeds;
+            this.nodes = nodes;
+            this.slot = slot;
+            this.tag = tag;
+        }
+    }
 
     private NodeSpec(
             String name,
@@ -51,7 +78,7 @@ public final class NodeSpec {
             int database,
             boolean ssl,
             NodeTransport transport) {
-        this(name, host, port, user, password, database, ssl, transport, List.of(), null);
+        this(name, host, port, user, password, database, ssl, transport, List.of(), null, null);
     }
 
     private NodeSpec(
@@ -64,7 +91,8 @@ public final class NodeSpec {
             boolean ssl,
             NodeTransport transport,
             List<NodeSpec> sentinels,
-            String masterName) {
+            String masterName,
+            ClusterPart cluster) {
         this.name = name;
         this.host = host;
         this.port = port;
@@ -75,6 +103,7 @@ public final class NodeSpec {
         this.transport = transport;
         this.sentinels = sentinels;
         this.masterName = masterName;
+        this.cluster = cluster;
     }
 
     /**
@@ -102,21 +131,16 @@ public final class NodeSpec {
         if (sep < 0 || (at >= 0 && sep > at)) {
             throw malformed(
                     field,
-                    "no scheme: it must start with redis://, rediss:// or redis-sentinel:// (allowed schemes: redis, "
-                            + "rediss, redis-sentinel, rediss-sentinel)");
+                    "no scheme: it must start with redis://, rediss://, redis-sentinel:// or redis-cluster:// (allowed"
+                            + " schemes: " + SCHEMES + ")");
         }
         String scheme = s.substring(0, sep).toLowerCase(Locale.ROOT);
         boolean sentinel = scheme.equals("redis-sentinel") || scheme.equals("rediss-sentinel");
-        if (!scheme.equals("redis") && !scheme.equals("rediss") && !sentinel) {
+        boolean cluster = scheme.equals("redis-cluster") || scheme.equals("rediss-cluster");
+        if (!scheme.equals("redis") && !scheme.equals("rediss") && !sentinel && !cluster) {
             // Echo only what is shaped like a scheme: anything else could be part of a password.
             String shown = scheme.matches("[a-z][a-z0-9+.-]{0,31}") ? " '" + scheme + "'" : "";
-            String why = scheme.equals("redis-cluster") || scheme.equals("rediss-cluster")
-                    ? ": a Redis Cluster cannot be a node yet; give its masters as independent nodes only if they are"
-                            + " not one cluster"
-                    : "";
-            throw malformed(
-                    field,
-                    "unsupported scheme" + shown + why + " (allowed: redis, rediss, redis-sentinel, rediss-sentinel)");
+            throw malformed(field, "unsupported scheme" + shown + " (allowed: " + SCHEMES + ")");
         }
         String user = null;
         String password = null;
@@ -139,12 +163,20 @@ public final class NodeSpec {
             throw malformed(field, "a fragment ('#...') is not supported");
         }
         int query = rest.indexOf('?');
-        if (query >= 0) {
+        String queryText = null;
+        if (query >= 0 && cluster) {
+            queryText = rest.substring(query + 1);
+            rest = rest.substring(0, query);
+        } else if (query >= 0) {
             throw malformed(field, "a query ('?...') is not supported; set options on the builder instead");
         }
         int slash = rest.indexOf('/');
         String authority = slash < 0 ? rest : rest.substring(0, slash);
         String path = slash < 0 ? "" : rest.substring(slash);
+        if (cluster) {
+            return parseCluster(
+                    field, scheme.startsWith("rediss"), user, password, hasUserInfo, authority, path, queryText);
+        }
         if (sentinel) {
             return parseSentinel(field, scheme.startsWith("rediss"), user, password, hasUserInfo, authority, path);
         }
@@ -202,9 +234,79 @@ public final class NodeSpec {
         int db = parts.length == 2 ? parseDatabase(field, "/" + parts[1]) : 0;
         // The first sentinel tells apart two deployments that monitor a master under the same name.
         String name = master + "(" + sentinels.get(0).name() + ")" + (db == 0 ? "" : "/" + db);
-        return new NodeSpec(name, null, 0, user, password, db, ssl, null, List.copyOf(sentinels), master);
+        return new NodeSpec(name, null, 0, user, password, db, ssl, null, List.copyOf(sentinels), master, null);
     }
 
+    /** The most nodes a cluster may count as: beyond this, a lock's quorum costs more than it protects. */
+    public static final int MAX_CLUSTER_NODES = 99;
+
+    /**
+     * {@code redis-cluster://[user:password@]seed1[:6379],seed2.../[?nodes=N]}: the credentials are the masters'; the
+     * database is always 0 (a cluster has no other).
+     */
+    private static NodeSpec parseCluster(
+            String field,
+            boolean ssl,
+            String user,
+            String password,
+            boolean hasUserInfo,
+            String authority,
+            String path,
+            String query) {
+        if (authority.isEmpty()) {
+            throw malformed(field, "no seed address (write redis-cluster://host1:7000,host2:7000/)");
+        }
+        List<NodeSpec> seeds = new ArrayList<>();
+        java.util.Set<String> seen = new java.util.HashSet<>();
+        for (String one : authority.split(",", -1)) {
+            if (one.isEmpty()) {
+                throw malformed(field, "an empty seed address in the list (write host1:7000,host2:7000)");
+            }
+            String[] hostPort = hostAndPort(field, one, hasUserInfo, DEFAULT_PORT);
+            String seedName = hostPort[0] + ":" + hostPort[1];
+            if (!seen.add(seedName.toLowerCase(Locale.ROOT))) {
+                throw malformed(field, "seed " + seedName + " is listed twice");
+            }
+            seeds.add(new NodeSpec(seedName, hostPort[0], Integer.parseInt(hostPort[1]), user, password, 0, ssl, null));
+        }
+        if (!path.isEmpty() && !path.equals("/")) {
+            throw malformed(
+                    field,
+                    "a path after the seeds; a cluster has only database 0 (write redis-cluster://"
+                            + "host1:7000,host2:7000/ and, to fix the node count, ?nodes=5)");
+        }
+        int nodes = 0;
+        if (query != null) {
+            String[] kv = query.split("=", 2);
+            if (!kv[0].equals("nodes") || kv.length != 2) {
+                throw malformed(
+                        field,
+                        "the only query parameter of a cluster is nodes=N (got '"
+                                + (kv[0].matches("[A-Za-z0-9_.-]{1,32}") ? kv[0] : "?") + "')");
+            }
+            boolean digits = kv[1].matches("[0-9]{1,3}");
+            nodes = digits ? Integer.parseInt(kv[1]) : -1;
+            if (nodes < 3 || nodes > MAX_CLUSTER_NODES) {
+                throw malformed(
+                        field,
+                        "nodes must be a number from 3 to " + MAX_CLUSTER_NODES + " (got '"
+                                + (kv[1].length() <= 12 ? kv[1] : kv[1].substring(0, 12) + "...") + "')");
+            }
+        }
+        String name = "cluster(" + seeds.get(0).name() + ")";
+        return new NodeSpec(
+                name,
+                null,
+                0,
+                user,
+                password,
+                0,
+                ssl,
+                null,
+                List.of(),
+                null,
+                new ClusterPart(List.copyOf(seeds), nodes, -1, null));
+    }
     /** Parses {@code host[:port]} (an IPv6 host in brackets); returns {host, port}. */
     private static String[] hostAndPort(String field, String authority, boolean hasUserInfo, int defaultPort) {
 
@@ -409,7 +511,9 @@ public final class NodeSpec {
 
     /** The server part of the name, host lower-cased and without the database: two databases are one server. */
     public String server() {
-        return transport != null || masterName != null ? name : host.toLowerCase(java.util.Locale.ROOT) + ":" + port;
+        return transport != null || masterName != null || cluster != null
+                ? name
+                : host.toLowerCase(java.util.Locale.ROOT) + ":" + port;
     }
 
     /**
@@ -481,7 +585,71 @@ public final class NodeSpec {
      * and TLS, so every message and identity stays the node's.
      */
     public NodeSpec at(String masterHost, int masterPort) {
-        return new NodeSpec(name, masterHost, masterPort, user, password, database, ssl, null, sentinels, masterName);
+        return new NodeSpec(
+                name, masterHost, masterPort, user, password, database, ssl, null, sentinels, masterName, cluster);
+    }
+
+    /** A server of this cluster at {@code host:port}: a plain node with the cluster's credentials and TLS. */
+    NodeSpec seedAt(String host, int port) {
+        return new NodeSpec(host + ":" + port, host, port, user, password, 0, ssl, null);
+    }
+
+    /** Whether this is a Redis Cluster as written, not yet expanded into its slots' nodes. */
+    public boolean isCluster() {
+        return cluster != null && cluster.slot < 0;
+    }
+
+    /** Whether this node is one hash slot of a Redis Cluster: whichever master owns {@link #slot()}. */
+    public boolean isClusterSlot() {
+        return cluster != null && cluster.slot >= 0;
+    }
+
+    /** Whether the node's server is chosen by others (sentinels, a cluster), and can change under the client. */
+    public boolean isFollowed() {
+        return isSentinelManaged() || isClusterSlot();
+    }
+
+    /** The seeds of a cluster, or of the cluster of a slot's node; empty otherwise. */
+    public List<NodeSpec> clusterSeeds() {
+        return cluster == null ? List.of() : cluster.seeds;
+    }
+
+    /** How many nodes the cluster counts as, from {@code ?nodes=N}; 0 for one per master found. */
+    public int clusterNodes() {
+        return cluster == null ? 0 : cluster.nodes;
+    }
+
+    /** The hash slot of a cluster slot's node; -1 otherwise. */
+    public int slot() {
+        return cluster == null ? -1 : cluster.slot;
+    }
+
+    /** The hash tag, braces included, that every key sent to this node starts with; null unless a cluster slot. */
+    public String keyTag() {
+        return cluster == null ? null : cluster.tag;
+    }
+
+    /**
+     * One node of this cluster: whichever master owns {@code slot}, its keys tagged with {@code tag}.
+     *
+     * @param n how many nodes the cluster counts as (kept, so the slot's node remembers it)
+     */
+    public NodeSpec slotNode(int slot, String tag, int n) {
+        if (!isCluster()) {
+            throw new IllegalStateException(name + " is not a Redis Cluster");
+        }
+        return new NodeSpec(
+                name + "/slot-" + slot,
+                null,
+                0,
+                user,
+                password,
+                0,
+                ssl,
+                null,
+                List.of(),
+                null,
+                new ClusterPart(cluster.seeds, n, slot, tag));
     }
 
     /** The user's own transport, or null when the library connects by itself. */

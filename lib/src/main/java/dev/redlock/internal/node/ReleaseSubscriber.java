@@ -42,7 +42,7 @@ public final class ReleaseSubscriber implements NioLoop.Handler {
     static final long REFUSED_RETRY_MILLIS = 60_000;
 
     /** For a Sentinel-managed node, which server is its master now; null otherwise. */
-    private final SentinelWatch watch;
+    private final MasterWatch watch;
 
     private final NodeSpec spec;
     private final NioLoop loop;
@@ -91,17 +91,23 @@ public final class ReleaseSubscriber implements NioLoop.Handler {
         this(spec, config, loop, onRelease, null);
     }
 
-    /** @param watch where a Sentinel-managed node's master is now; null for a node at a fixed address */
+    /** @param watch where a followed node's server is now; null for a node at a fixed address */
     ReleaseSubscriber(
             NodeSpec spec,
             RedlockConfig config,
             NioLoop loop,
             BiConsumer<String, String> onRelease,
-            SentinelWatch watch) {
+            MasterWatch watch) {
         this.spec = spec;
         this.watch = watch;
         this.loop = loop;
-        this.onRelease = onRelease;
+        String tag = spec.keyTag();
+        // A cluster slot's keys, and so the channels its releases publish on, start with the slot's tag: waiters know
+        // the keys without it.
+        this.onRelease = tag == null
+                ? onRelease
+                : (channel, payload) ->
+                        onRelease.accept(channel.startsWith(tag) ? channel.substring(tag.length()) : channel, payload);
         this.backoff = IntervalFunction.ofExponentialRandomBackoff(
                 Duration.ofMillis(10),
                 2.0,
@@ -117,7 +123,7 @@ public final class ReleaseSubscriber implements NioLoop.Handler {
             // Releases are published on the master: follow it at once.
             watch.onChange(() -> loop.execute(() -> {
                 if (channel != null) {
-                    disconnect(new IOException("the sentinels named a new master"));
+                    disconnect(new IOException("the node's server changed"));
                 }
                 notBeforeNanos = System.nanoTime();
             }));
@@ -281,11 +287,12 @@ public final class ReleaseSubscriber implements NioLoop.Handler {
         }
     }
 
-    private static byte[] command(String verb, List<String> channels) {
+    private byte[] command(String verb, List<String> channels) {
         String[] args = new String[channels.size() + 1];
         args[0] = verb;
+        String tag = spec.keyTag();
         for (int i = 0; i < channels.size(); i++) {
-            args[i + 1] = channels.get(i);
+            args[i + 1] = tag == null ? channels.get(i) : tag + channels.get(i);
         }
         return Resp.encode(args);
     }

@@ -33,7 +33,7 @@ import org.slf4j.LoggerFactory;
  * </ul>
  * Thread-safe; {@link #close()} stops the thread and closes its connections.
  */
-public final class SentinelWatch implements AutoCloseable {
+public final class SentinelWatch implements MasterWatch, AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(SentinelWatch.class);
     /** How often the sentinels are asked without a {@code +switch-master} message. */
@@ -89,11 +89,13 @@ public final class SentinelWatch implements AutoCloseable {
     }
 
     /** Starts asking the sentinels, in the background. */
+    @Override
     public void start() {
         thread.start();
     }
 
     /** The master as last named by the sentinels, or null if none answered yet. */
+    @Override
     public NodeSpec current() {
         return current;
     }
@@ -104,16 +106,19 @@ public final class SentinelWatch implements AutoCloseable {
     }
 
     /** Completes after the first attempt to ask the sentinels, answered or not. */
+    @Override
     public CompletableFuture<Void> firstAnswer() {
         return firstAnswer;
     }
 
     /** Runs {@code listener} (on the watch thread; it must not block) whenever the sentinels name another master. */
+    @Override
     public void onChange(Runnable listener) {
         listeners.add(listener);
     }
 
     /** Asks the sentinels again at the next wake-up (within a second): the node's server turned out a replica. */
+    @Override
     public void askAgain() {
         askAgain = true;
     }
@@ -122,6 +127,7 @@ public final class SentinelWatch implements AutoCloseable {
      * How long after a majority of the sentinels last named a server as master its votes still count; also what every
      * client adds to the quarantine after a failover.
      */
+    @Override
     public long staleLimitNanos() {
         return staleLimitNanos;
     }
@@ -130,6 +136,7 @@ public final class SentinelWatch implements AutoCloseable {
      * Why a vote of the server at {@code target} must not count now: the sentinels name another master, or no majority
      * of them confirmed it within {@link #staleLimitNanos()}; null if it counts.
      */
+    @Override
     public String unconfirmed(NodeSpec target) {
         NodeSpec master = current;
         if (master == null || !sameAddress(master, target)) {
@@ -144,12 +151,18 @@ public final class SentinelWatch implements AutoCloseable {
         return null;
     }
 
+    @Override
+    public long extraQuarantineNanos() {
+        return staleLimitNanos;
+    }
+
     private static boolean sameAddress(NodeSpec a, NodeSpec b) {
-        return a.host().equalsIgnoreCase(b.host()) && a.port() == b.port();
+        return MasterWatch.sameAddress(a, b);
     }
 
     /** Why a connection cannot be made now: no sentinel has named the master yet. */
-    String noMasterYet() {
+    @Override
+    public String noMasterYet() {
         String why = problem;
         return "no sentinel has named the master '" + spec.masterName() + "' of node " + spec.name() + " yet"
                 + (why == null ? "" : ": " + why);

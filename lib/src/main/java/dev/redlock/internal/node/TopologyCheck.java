@@ -335,7 +335,7 @@ public final class TopologyCheck {
                         name,
                         parseInfo(probe.info("replication")),
                         facts,
-                        spec.isSentinelManaged() && config.restartQuarantine());
+                        spec.isFollowed() && config.restartQuarantine());
             } catch (RedisErrorReply e) {
                 unchecked.add(
                         cannotCheck(name, "whether it is a replica or has replicas (INFO replication refused)", e));

@@ -1,0 +1,243 @@
+/*
+ * Copyright 2026 The Redlock for Java authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+package dev.redlock;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.redlock.testkit.RedisClusterGroup;
+import dev.redlock.testkit.RedisServer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.function.Consumer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/**
+ * One Redis Cluster as the quorum, against a real local cluster of three masters with a replica each: one node per
+ * master (the owner of a slot in the middle of its range), keys placed with the slot's hash tag, exclusion across
+ * clients, and a failover or a slot moved without its keys counted as that node's data loss.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class ClusterNodeTest {
+
+    private static final Duration LEASE = Duration.ofSeconds(3);
+
+    private RedisClusterGroup cluster;
+    private final List<RedlockClient> clients = new ArrayList<>();
+
+    @BeforeAll
+    void start() {
+        cluster = RedisClusterGroup.builder()
+                .masters(3)
+                .replicasPerMaster(1)
+                .nodeTimeout(Duration.ofMillis(1000))
+                .start();
+    }
+
+    @AfterAll
+    void stop() {
+        clients.forEach(RedlockClient::close);
+        if (cluster != null) {
+            cluster.close();
+        }
+    }
+
+    private RedlockClient client(Consumer<RedlockConfig.Builder> tweak) {
+        RedlockConfig.Builder b = RedlockConfig.builder()
+                .nodes(cluster.seedUri())
+                .perNodeTimeout(Duration.ofMillis(200))
+                .connectTimeout(Duration.ofMillis(250))
+                .leaseTime(LEASE)
+                .retryDelay(Duration.ofMillis(5));
+        tweak.accept(b);
+        RedlockClient c = RedlockClient.create(b.build());
+        clients.add(c);
+        return c;
+    }
+
+    private static RoundOutcome attempt(QuorumLock lock) throws InterruptedException {
+        AcquireResult r = lock.attempt(Duration.ZERO, Duration.ofSeconds(1));
+        r.lease().ifPresent(l -> l.release().completion().join());
+        return r.lastRound();
+    }
+
+    private static boolean allGranted(RoundOutcome r) {
+        return r.nodes().stream().allMatch(n -> n.status() == NodeStatus.GRANTED);
+    }
+
+    private static int slotOf(String nodeName) {
+        return Integer.parseInt(nodeName.substring(nodeName.lastIndexOf("slot-") + 5));
+    }
+
+    @Test
+    void aClusterIsOneNodePerMasterAndItsLocksExcludeAcrossClients() throws Exception {
+        RedlockClient a = client(b -> {});
+        RedlockClient b = client(x -> {});
+        List<String> names = a.nodeNames();
+        assertEquals(3, names.size(), "one node per master: " + names);
+        Set<Integer> ports = new HashSet<>();
+        for (String name : names) {
+            assertTrue(name.startsWith("cluster(") && name.contains("/slot-"), name);
+            ports.add(cluster.masterOfSlot(slotOf(name)).port());
+        }
+        assertEquals(3, ports.size(), "each node's slot is on another master: " + names);
+        assertEquals(names, b.nodeNames(), "every client counts the same nodes");
+
+        QuorumLock lockA = a.redLock("cluster-orders");
+        // Fresh servers sit out a lease under restart protection; a MultiLock round hears every node.
+        QuorumLock warm = a.multiLock("cluster-warm-up");
+        await().atMost(LEASE.multipliedBy(4))
+                .pollInterval(Duration.ofMillis(200))
+                .until(() -> allGranted(attempt(warm)));
+        Lease held = lockA.tryAcquire(Duration.ZERO, LEASE).orElseThrow();
+        for (String name : names) {
+            RedisServer master = cluster.masterOfSlot(slotOf(name));
+            try (redis.clients.jedis.Jedis j = master.client()) {
+                Set<String> keys = j.keys("*cluster-orders*");
+                assertFalse(keys.isEmpty(), "the lock key is on " + master + " (node " + name + ")");
+                assertTrue(
+                        keys.stream().allMatch(k -> RedisClusterGroup.slotOf(k) == slotOf(name)),
+                        "every key of the node is in its slot: " + keys);
+            }
+        }
+        QuorumLock lockB = b.redLock("cluster-orders");
+        assertTrue(lockB.tryAcquire(Duration.ZERO, LEASE).isEmpty(), "another client cannot take a held lock");
+
+        // A waiter in the other client is woken by the release, through the slots' channels.
+        long start = System.nanoTime();
+        Thread releaser = new Thread(() -> {
+            try {
+                Thread.sleep(300);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            held.release();
+        });
+        releaser.start();
+        Lease second = lockB.tryAcquire(Duration.ofSeconds(10), LEASE).orElseThrow();
+        long waitedMs = (System.nanoTime() - start) / 1_000_000;
+        releaser.join();
+        second.release();
+        assertTrue(waitedMs < 5_000, "the waiter got the lock after the release, waited " + waitedMs + " ms");
+        assertTrue(
+                a.check().problems().stream().noneMatch(p -> p.contains("replica")),
+                a.check().toString());
+    }
+
+    @Test
+    void anotherNodeCountIsRefusedWhileClientsCountTheClusterOtherwise() {
+        client(b -> {});
+        RedlockConfig five =
+                RedlockConfig.builder().nodes(cluster.seedUri() + "?nodes=5").build();
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> RedlockClient.create(five));
+        assertTrue(e.getMessage().contains("?nodes=3"), e.getMessage());
+    }
+
+    @Test
+    void aFailoverIsDataLossForItsNode() throws Exception {
+        RedlockClient c = client(b -> {});
+        QuorumLock lock = c.multiLock("cluster-failover");
+        await().atMost(LEASE.multipliedBy(4))
+                .pollInterval(Duration.ofMillis(200))
+                .until(() -> allGranted(attempt(lock)));
+        String node = c.nodeNames().get(0);
+        RedisServer before = cluster.masterOfSlot(slotOf(node));
+        RedisServer after = cluster.killMasterAndAwaitFailover(before, Duration.ofSeconds(30));
+        assertNotEquals(before.port(), after.port());
+
+        RoundOutcome during = await().atMost(Duration.ofSeconds(15))
+                .pollInterval(Duration.ofMillis(100))
+                .until(() -> attempt(lock), r -> r.nodes().get(0).status() == NodeStatus.QUARANTINED);
+        assertTrue(
+                during.nodes()
+                        .get(0)
+                        .error()
+                        .map(Throwable::getMessage)
+                        .orElse("")
+                        .contains("server process"),
+                "the reason names the lost data: " + during.nodes().get(0));
+        await().atMost(LEASE.multipliedBy(4).plusSeconds(10))
+                .pollInterval(Duration.ofMillis(200))
+                .until(() -> allGranted(attempt(lock)));
+        cluster.restartAndAwaitRejoin(before, Duration.ofSeconds(30));
+    }
+
+    @Test
+    void aSlotMovedWithoutItsKeysGrantsNoSecondHolder() throws Exception {
+        assertTrue(
+                secondHolderAfterAKeylessMove("cluster-moved-protected", true).isEmpty(), "no second holder");
+    }
+
+    /** The negative control: without restart protection the same move does hand out the lock twice. */
+    @Test
+    void withoutRestartProtectionAKeylessMoveGrantsASecondHolder() throws Exception {
+        assertTrue(
+                secondHolderAfterAKeylessMove("cluster-moved-unprotected", false)
+                        .isPresent(),
+                "a second holder");
+    }
+
+    /**
+     * A holds a lock on nodes 0 and 1 only (its key on node 2 is gone, as after a lost write); then node 0's slot
+     * moves to node 1's master without its keys. B, with or without restart protection, tries the lock.
+     */
+    private java.util.Optional<Lease> secondHolderAfterAKeylessMove(String name, boolean protect) throws Exception {
+        Duration longLease = Duration.ofSeconds(10);
+        RedlockClient a = client(b -> {});
+        RedlockClient b = client(x -> x.restartQuarantine(protect));
+        for (RedlockClient c : List.of(a, b)) {
+            QuorumLock warm = c.multiLock(name + "-warm-up");
+            await().atMost(Duration.ofSeconds(40))
+                    .pollInterval(Duration.ofMillis(200))
+                    .until(() -> allGranted(attempt(warm)));
+        }
+        List<String> nodes = a.nodeNames();
+        QuorumLock lockA = a.multiLock(name);
+        Lease held = await().atMost(Duration.ofSeconds(30))
+                .pollInterval(Duration.ofMillis(200))
+                .ignoreException(NotEnoughNodesException.class) // until the longer lease's quarantine is over
+                .until(() -> lockA.tryAcquire(Duration.ZERO, longLease), java.util.Optional::isPresent)
+                .orElseThrow();
+        RedisServer third = cluster.masterOfSlot(slotOf(nodes.get(2)));
+        try (redis.clients.jedis.Jedis j = third.client()) {
+            for (String key : j.keys("*{" + name + "}*")) {
+                if (RedisClusterGroup.slotOf(key) == slotOf(nodes.get(2))) {
+                    j.del(key);
+                }
+            }
+        }
+        RedisServer home = cluster.masterOfSlot(slotOf(nodes.get(0)));
+        cluster.moveSlot(slotOf(nodes.get(0)), cluster.masterOfSlot(slotOf(nodes.get(1))), false);
+        try {
+            return tryForASecondHolder(b.redLock(name), held);
+        } finally {
+            cluster.moveSlot(slotOf(nodes.get(0)), home, false); // the other tests expect a slot per master
+        }
+    }
+
+    private static java.util.Optional<Lease> tryForASecondHolder(QuorumLock lockB, Lease held) throws Exception {
+        java.util.Optional<Lease> second = java.util.Optional.empty();
+        long until = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+        while (second.isEmpty() && System.nanoTime() < until) {
+            AcquireResult r = lockB.attempt(Duration.ZERO, Duration.ofSeconds(5));
+            second = r.lease();
+            Thread.sleep(50); // between independent attempts, not a synchronization
+        }
+        assertTrue(held.isValid(), "A's lease is still valid while B tries");
+        second.ifPresent(Lease::release);
+        held.release();
+        return second;
+    }
+}
