@@ -35,14 +35,15 @@ public final class NodeOptions {
 
     @Option(
             names = "--nodes",
-            // Split only where the next URI starts: a Sentinel URI lists its sentinels with commas.
+            // Split only where the next URI starts: Sentinel and Cluster URIs list their servers with commas.
             split = ",(?=\\s*[A-Za-z][A-Za-z0-9+.-]*://)",
             splitSynopsisLabel = ",",
             paramLabel = "URI",
             defaultValue = "${env:REDLOCK_NODES}",
             description = "The independent Redis masters, comma-separated redis://[user:password@]host[:port][/db] "
                     + "or rediss:// URIs, or redis-sentinel://sentinel1[:26379],sentinel2/masterName for a "
-                    + "Sentinel-managed master (default: $REDLOCK_NODES). Use an odd number, at least 3.")
+                    + "Sentinel-managed master, or one redis-cluster://seed1:7000,seed2:7000/ for a Redis Cluster as the"
+                    + " whole quorum (default: $REDLOCK_NODES). Use an odd number, at least 3.")
     List<String> nodes;
 
     @Option(
@@ -129,7 +130,7 @@ public final class NodeOptions {
     }
 
     /** A URI's scheme, and its user information (without the '@') if any. */
-    private static final Pattern AUTHORITY = Pattern.compile("((?i)rediss?(?:-sentinel)?://)(?:([^@/]*)@)?");
+    private static final Pattern AUTHORITY = Pattern.compile("((?i)rediss?(?:-sentinel|-cluster)?://)(?:([^@/]*)@)?");
 
     /** Whether {@code --nodes} was typed on the command line (as opposed to taken from REDLOCK_NODES). */
     private boolean nodesOnCommandLine() {

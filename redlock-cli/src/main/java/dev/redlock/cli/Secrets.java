@@ -13,7 +13,7 @@ import java.util.regex.Pattern;
 public final class Secrets {
 
     /** Where a Redis URI starts. */
-    private static final Pattern SCHEME = Pattern.compile("(?i)rediss?(?:-sentinel)?://");
+    private static final Pattern SCHEME = Pattern.compile("(?i)rediss?(?:-sentinel|-cluster)?://");
 
     /** A user name that is shown before the masked password: no spaces, quotes, slashes or other URIs. */
     private static final Pattern PLAIN_USER = Pattern.compile("[^\\s'\"/@:]*");

@@ -90,6 +90,30 @@ class LockModesIT {
         }
     }
 
+    @Test
+    void aRedisClusterIsTheWholeQuorum() throws Exception {
+        try (dev.redlock.testkit.RedisClusterGroup cluster = dev.redlock.testkit.RedisClusterGroup.start(3, 0)) {
+            // The fresh masters wait out restart protection: a lock wait longer than that.
+            Cli.Result r = Cli.run(
+                    T,
+                    Map.of(),
+                    "exec",
+                    "--nodes",
+                    cluster.seedUri(),
+                    "-k",
+                    "cluster",
+                    "-l",
+                    "2s",
+                    "-w",
+                    "20s",
+                    "--",
+                    "true");
+            assertEquals(0, r.exit(), r::toString);
+            Cli.Result status = Cli.run(T, Map.of(), "status", "--nodes", cluster.seedUri(), "cluster");
+            assertTrue(status.out().contains("/slot-"), status::toString);
+        }
+    }
+
     /** Shared holders run side by side; an exclusive one is busy meanwhile, with the status -E chose. */
     @Test
     void sharedHoldersExcludeOnlyExclusiveOnes() throws Exception {

@@ -46,6 +46,14 @@ class SecretsTest {
     }
 
     @Test
+    void clusterUrisAreMaskedAndTakeTheSharedPassword() {
+        assertEquals(
+                "redis-cluster://:***@c1:7000,c2:7001/?nodes=5",
+                Secrets.mask("redis-cluster://:Zq7@c1:7000,c2:7001/?nodes=5"));
+        assertEquals("rediss-cluster://:p%40ss@c1,c2/", NodeOptions.withPassword("rediss-cluster://c1,c2/", "p@ss"));
+    }
+
+    @Test
     void maskedTextStaysAsItIs() {
         String help = "(expected redis://[user:***@]host[:port][/db] or rediss://...)";
         assertEquals(help, Secrets.mask(help));

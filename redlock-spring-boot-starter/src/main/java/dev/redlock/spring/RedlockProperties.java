@@ -34,7 +34,8 @@ public class RedlockProperties {
     /**
      * Redis masters, as redis://[user:password@]host[:port][/db] or rediss:// URIs, or Sentinel-managed masters as
      * redis-sentinel://[user:password@]sentinel1[:26379],sentinel2/masterName URIs. Each must be an
-     * independent master (no cluster); use an odd number, at least 3.
+     * independent master; use an odd number, at least 3. Or one Redis Cluster as the whole quorum,
+     * redis-cluster://[user:password@]seed1:7000,seed2:7000/[?nodes=N].
      */
     private List<String> nodes = new ArrayList<>();
 
@@ -162,7 +163,8 @@ public class RedlockProperties {
 
     /**
      * Puts back together what Spring split at the commas of a comma-separated {@code redlock.nodes} value: an entry
-     * without a scheme ({@code s2:26379/mymaster}) continues the Sentinel URI before it, whose sentinels it lists.
+     * without a scheme ({@code s2:26379/mymaster}, {@code c2:7000/}) continues the Sentinel or Cluster URI before it,
+     * whose sentinels or seeds it lists.
      * Anything else is left as it is, to be judged by the library's own checks.
      */
     static List<String> rejoinSentinelLists(List<String> given) {
@@ -172,7 +174,7 @@ public class RedlockProperties {
             boolean continues = entry != null
                     && !entry.contains("://")
                     && previous != null
-                    && previous.toLowerCase(java.util.Locale.ROOT).matches("rediss?-sentinel://[^/]*");
+                    && previous.toLowerCase(java.util.Locale.ROOT).matches("rediss?-(?:sentinel|cluster)://[^/]*");
             if (continues) {
                 out.set(out.size() - 1, previous + "," + entry.trim());
             } else {

@@ -29,8 +29,9 @@ final class RedlockPropertyNames {
         TEXT("text"),
         NODES("node URIs, redis://[user:password@]host[:port][/db], or rediss://... for TLS (percent-encode reserved"
                 + " characters of the user and password: %40 for '@', %2F for '/'), or"
-                + " redis-sentinel://sentinel1[:26379],sentinel2/masterName for a Sentinel-managed master; each an independent master (no cluster), each server"
-                + " once; an odd number, at least 3"),
+                + " redis-sentinel://sentinel1[:26379],sentinel2/masterName for a Sentinel-managed master; each an"
+                + " independent master, each server once; an odd number, at least 3; or one"
+                + " redis-cluster://seed1:7000,seed2:7000/ for a Redis Cluster as the whole quorum"),
         NODE_NAMES("names of configured nodes as host:port, as outcomes and logs show them (not URIs)"),
         FILE("the path of a readable file"),
         BUNDLE("the name of an SSL bundle defined under spring.ssl.bundle.jks.<name> or spring.ssl.bundle.pem.<name>");

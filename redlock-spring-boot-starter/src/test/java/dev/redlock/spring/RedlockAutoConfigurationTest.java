@@ -78,6 +78,19 @@ class RedlockAutoConfigurationTest {
     }
 
     @Test
+    void aClusterUriBindsAsTheWholeQuorumCommaSeparated() {
+        try (dev.redlock.testkit.RedisClusterGroup cluster = dev.redlock.testkit.RedisClusterGroup.start(3, 0)) {
+            String seeds = cluster.seedUri(); // redis-cluster://a:1,b:2,c:3/
+            runner.withPropertyValues("redlock.nodes=" + seeds, "redlock.restart-quarantine=false")
+                    .run(context -> assertThat(
+                                    context.getBean(RedlockClient.class).nodeNames())
+                            .hasSize(3)
+                            .allMatch(n -> n.startsWith(
+                                    "cluster(" + cluster.seedAddresses().get(0) + ")/slot-")));
+        }
+    }
+
+    @Test
     void everyPropertyBindsToTheClientConfiguration() {
         List<String> uris = REDIS.uris();
         String firstNode = uris.get(0).substring("redis://".length());
