@@ -19,6 +19,8 @@ package dev.redlock.sim;
  *     they do while every subscription is down)
  * @param failover whether each node has an asynchronous replica that a failover promotes (with the writes it had
  *     received by then), instead of losing data to restarts without persistence or {@code FLUSHALL}
+ * @param slotMoves whether each node is one hash slot of a Redis Cluster whose slot may move to another master, with
+ *     its keys or (data loss) without them
  */
 public record SimConfig(
         String name,
@@ -29,7 +31,8 @@ public record SimConfig(
         boolean insideAssumptions,
         Workload workload,
         boolean notifications,
-        boolean failover) {
+        boolean failover,
+        boolean slotMoves) {
 
     /** What the simulated clients do. */
     public enum Workload {
@@ -66,32 +69,43 @@ public record SimConfig(
 
     /** Every fault, inside the assumptions: clocks within the drift factor, data loss on a minority. */
     public static final SimConfig FAULTS =
-            new SimConfig("faults", true, false, false, false, true, Workload.FAMILY, false, false);
+            new SimConfig("faults", true, false, false, false, true, Workload.FAMILY, false, false, false);
     /** The same, with nodes that fsync every write trusted across restarts. */
     public static final SimConfig TRUSTED_PERSISTENCE =
-            new SimConfig("trusted-persistence", true, true, false, false, true, Workload.FAMILY, false, false);
+            new SimConfig("trusted-persistence", true, true, false, false, true, Workload.FAMILY, false, false, false);
     /** Every fault, inside the assumptions, with several clients' waiters queued for one lock. */
     public static final SimConfig ONE_LOCK =
-            new SimConfig("one-lock", true, false, false, false, true, Workload.ONE_LOCK, true, false);
+            new SimConfig("one-lock", true, false, false, false, true, Workload.ONE_LOCK, true, false, false);
     /**
      * Every fault, inside the assumptions, on nodes that each have a replica (Sentinel-managed masters): data is lost
      * only when a failover promotes a replica that had not received the latest writes (replication lag, a stalled
      * link), on a minority of nodes; a planned switchover (the replica caught up first) on any node.
      */
     public static final SimConfig FAILOVER =
-            new SimConfig("failover", true, false, false, false, true, Workload.FAMILY, false, true);
+            new SimConfig("failover", true, false, false, false, true, Workload.FAMILY, false, true, false);
     /** Negative control: the same failovers with restart protection off. */
-    public static final SimConfig FAILOVER_NO_QUARANTINE =
-            new SimConfig("failover-no-quarantine", false, false, false, false, false, Workload.FAMILY, false, true);
+    public static final SimConfig FAILOVER_NO_QUARANTINE = new SimConfig(
+            "failover-no-quarantine", false, false, false, false, false, Workload.FAMILY, false, true, false);
+    /**
+     * Every fault, inside the assumptions, with the nodes as hash slots of one Redis Cluster whose masters have
+     * replicas: the failovers of {@link #FAILOVER}, and slot moves to another master (another run_id), with their keys
+     * on any node, or without them (data loss) on a minority of nodes, which loses data only through these and
+     * failovers.
+     */
+    public static final SimConfig CLUSTER =
+            new SimConfig("cluster", true, false, false, false, true, Workload.FAMILY, false, true, true);
+    /** Negative control: the same cluster with restart protection off. */
+    public static final SimConfig CLUSTER_NO_QUARANTINE = new SimConfig(
+            "cluster-no-quarantine", false, false, false, false, false, Workload.FAMILY, false, true, true);
     /** Negative control: clocks drift beyond the drift factor. */
     public static final SimConfig DRIFT_BEYOND_FACTOR =
-            new SimConfig("drift-beyond-factor", true, false, true, false, false, Workload.FAMILY, false, false);
+            new SimConfig("drift-beyond-factor", true, false, true, false, false, Workload.FAMILY, false, false, false);
     /** Negative control: restart protection off while nodes lose data. */
     public static final SimConfig NO_QUARANTINE =
-            new SimConfig("no-quarantine", false, false, false, false, false, Workload.FAMILY, false, false);
+            new SimConfig("no-quarantine", false, false, false, false, false, Workload.FAMILY, false, false, false);
     /** Negative control: a majority of nodes lose their data at once. */
     public static final SimConfig MAJORITY_LOSS =
-            new SimConfig("majority-loss", true, false, false, true, false, Workload.FAMILY, false, false);
+            new SimConfig("majority-loss", true, false, false, true, false, Workload.FAMILY, false, false, false);
 
     /** Looks a configuration up by name. */
     public static SimConfig named(String name) {
@@ -99,18 +113,20 @@ public record SimConfig(
             FAULTS,
             TRUSTED_PERSISTENCE,
             FAILOVER,
+            CLUSTER,
             ONE_LOCK,
             DRIFT_BEYOND_FACTOR,
             NO_QUARANTINE,
             MAJORITY_LOSS,
-            FAILOVER_NO_QUARANTINE
+            FAILOVER_NO_QUARANTINE,
+            CLUSTER_NO_QUARANTINE
         }) {
             if (c.name.equals(name)) {
                 return c;
             }
         }
         throw new IllegalArgumentException("sim.config: unknown configuration '" + name + "'; known: faults, "
-                + "trusted-persistence, failover, one-lock, drift-beyond-factor, no-quarantine, majority-loss, "
-                + "failover-no-quarantine");
+                + "trusted-persistence, failover, cluster, one-lock, drift-beyond-factor, no-quarantine, majority-loss, "
+                + "failover-no-quarantine, cluster-no-quarantine");
     }
 }

@@ -97,6 +97,11 @@ public final class SimEngine {
             if (!reachable.getAsBoolean()) {
                 throw new java.io.UncheckedIOException(new java.io.IOException(server.name() + " is not reachable"));
             }
+            // A repair pass connects anew: a cluster slot that is migrating answers ASK.
+            SimRedis.ErrorReply redirect = server.redirect(server.incarnation());
+            if (redirect != null) {
+                throw new RedisErrorReply(redirect.getMessage());
+            }
             try {
                 switch (args[0]) {
                     case "HMGET":

@@ -36,6 +36,8 @@ public final class SimNodeClient implements NodeClient {
         final Quarantine.Connection ident = new Quarantine.Connection();
         /** Sent and not answered yet, oldest first. */
         final ArrayDeque<Sent> awaiting = new ArrayDeque<>();
+        /** Requests on their way to the server or waiting there, oldest first. */
+        final ArrayDeque<Request> toServer = new ArrayDeque<>();
         /** Whether a stall check is scheduled for the oldest unanswered command. */
         boolean stallCheck;
 
@@ -59,6 +61,9 @@ public final class SimNodeClient implements NodeClient {
      * timeout (stall detection).
      */
     private record Sent(NodeOp op, long stalledAt) {}
+
+    /** A request on its way to the server: when it arrives, and what the server does with it. */
+    private record Request(long arrival, Runnable atServer) {}
 
     /** Hears each script a server ran for this client, once it ran (for checkers that need the nodes' view). */
     public interface ScriptListener {
@@ -194,14 +199,18 @@ public final class SimNodeClient implements NodeClient {
             w.trace("c" + clientIndex + " -> " + name + " conn " + c.id + ": " + describe(op));
         }
         request(c, () -> {
+            // A cluster slot that is migrating, or that this connection's master gave away, redirects the command.
+            Object reply = server.redirect(c.incarnation);
             if (w.tracing()) {
-                w.trace(name + " runs c" + clientIndex + " conn " + c.id + ": " + describe(sent));
+                w.trace(name + (reply == null ? " runs c" : " redirects c") + clientIndex + " conn " + c.id + ": "
+                        + describe(sent) + (reply == null ? "" : " (" + ((Exception) reply).getMessage() + ")"));
             }
-            Object reply;
-            try {
-                reply = run(args);
-            } catch (SimRedis.ErrorReply e) {
-                reply = e;
+            if (reply == null) {
+                try {
+                    reply = run(args);
+                } catch (SimRedis.ErrorReply e) {
+                    reply = e;
+                }
             }
             Object r = reply;
             reply(c, () -> answered(c, sent, r));
@@ -241,7 +250,10 @@ public final class SimNodeClient implements NodeClient {
                 + (op.kind() == NodeOp.Kind.EXTEND ? " seq " + op.candidate() : "");
     }
 
-    /** A request travels to the server and runs there in connection order, unless the path or the server died. */
+    /**
+     * A request travels to the server and runs there in connection order, unless the path or the server died. A
+     * connection to a master that gave the node's cluster slot away still reaches that master, which still runs.
+     */
     private void request(Conn c, Runnable atServer) {
         if (c.silent || net.isCut(clientIndex, serverIndex) || net.requestLost()) {
             c.silent = true;
@@ -249,16 +261,22 @@ public final class SimNodeClient implements NodeClient {
         }
         long arrival = Math.max(net.world().now() + net.delay(), c.lastArrival);
         c.lastArrival = arrival;
+        c.toServer.add(new Request(arrival, atServer));
         server.at(arrival, () -> {
-            if (server.down() || server.incarnation() != c.incarnation || c.silent) {
+            // The oldest request of the connection, which is this event's unless a stop of the server postponed an
+            // earlier one past it (and another process took the address, ending the stop early): a connection's
+            // requests run in the order they were sent.
+            Request r = c.toServer.poll();
+            if (c.silent
+                    || ((server.down() || server.incarnation() != c.incarnation) && !server.movedAway(c.incarnation))) {
                 return;
             }
             // After a reset the server discards what it had not read yet; what a stopped server had already read
             // (pipelined behind the command it stopped in) may still run when it resumes.
-            if (c.broken && !(arrival < c.resetAt && net.keptOnReset())) {
+            if (c.broken && !(r.arrival() < c.resetAt && net.keptOnReset())) {
                 return;
             }
-            atServer.run();
+            r.atServer().run();
         });
     }
 
@@ -348,8 +366,16 @@ public final class SimNodeClient implements NodeClient {
         c.awaiting.poll();
         op.answered();
         if (reply instanceof SimRedis.ErrorReply) {
-            guard.settle(op, NodeStatus.ERROR, new RedisErrorReply(name + ": " + ((Exception) reply).getMessage()));
+            String message = ((Exception) reply).getMessage();
+            RedisErrorReply error = new RedisErrorReply(name + ": " + message);
+            guard.settle(op, NodeStatus.ERROR, error);
             guard.answered();
+            if (message.startsWith("MOVED")) {
+                // The node's cluster slot has another owner. The library's cluster watch looks the owner up at once
+                // on a redirect and the node reconnects when it changes; here the next command goes to the new owner
+                // on a new connection (whose INFO names that server) right away, the earliest it could.
+                fail(c, NodeStatus.ERROR, error);
+            }
             return;
         }
         NodeStatus status;
@@ -386,7 +412,7 @@ public final class SimNodeClient implements NodeClient {
         }
         // The handshake: INFO first; nothing else goes out before its reply (it says which server this is).
         request(c, () -> {
-            String info = server.info();
+            String info = server.info(c.incarnation);
             reply(c, () -> {
                 quarantine.learn(
                         guard.identity(), c.ident, info, quarantine.trustPersistent() ? server.persistent() : null);
@@ -417,7 +443,8 @@ public final class SimNodeClient implements NodeClient {
 
     private void serverCrashed() {
         Conn c = conn;
-        if (c == null || c.broken || c.incarnation >= server.incarnation()) {
+        // A connection to a master that gave the node's cluster slot away is not the crashed server's.
+        if (c == null || c.broken || c.incarnation >= server.incarnation() || server.movedAway(c.incarnation)) {
             return;
         }
         if (net.isCut(clientIndex, serverIndex)) {

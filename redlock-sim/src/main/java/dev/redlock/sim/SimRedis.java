@@ -324,6 +324,144 @@ public final class SimRedis extends SimProcess {
         return lost;
     }
 
+    // ------------------------------------------------------------------------------------------------ cluster slots
+
+    /**
+     * The node as one hash slot of a Redis Cluster: this server is whichever master owns the slot, and every key the
+     * node is sent carries the slot's hash tag, so its whole keyspace (lock keys, the incarnation marker, fencing
+     * counters, queues) is the slot's and moves with it. While the slot migrates, the master answers every command
+     * for it with {@code ASK} (nothing runs, nothing is written, so the keys that arrive are the ones it had); once the
+     * slot has moved, a connection made to the old master answers {@code MOVED}, and a new connection reaches the new
+     * owner.
+     */
+    private boolean migrating;
+
+    private int slotMoves;
+
+    private int keylessMoves;
+    private long keysLeftBehind;
+    private long askReplies;
+    private long movedReplies;
+    /** For each incarnation that gave the slot away while it ran: that master's INFO (its connections answer MOVED). */
+    private final Map<Integer, String> formerOwners = new HashMap<>();
+
+    /** Whether the slot is migrating to another master (commands answer {@code ASK}). */
+    public boolean migrating() {
+        return migrating;
+    }
+
+    /** How many times the slot moved to another master. */
+    public int slotMoves() {
+        return slotMoves;
+    }
+
+    /** How many of the slot moves left the keys behind (the new owner had none of them). */
+    public int keylessMoves() {
+        return keylessMoves;
+    }
+
+    /** How many keys the slot moves without keys left behind. */
+    public long keysLeftBehind() {
+        return keysLeftBehind;
+    }
+
+    /** How many commands were answered {@code ASK} (a migration in progress) and {@code MOVED} (an old owner). */
+    public long redirects() {
+        return askReplies + movedReplies;
+    }
+
+    /** How many commands were answered {@code ASK}. */
+    public long askReplies() {
+        return askReplies;
+    }
+
+    /** How many commands were answered {@code MOVED}. */
+    public long movedReplies() {
+        return movedReplies;
+    }
+
+    /** Whether a connection made to {@code incarnation} reaches a master that gave the slot away (and still runs). */
+    public boolean movedAway(int incarnation) {
+        return formerOwners.containsKey(incarnation);
+    }
+
+    /** What {@code INFO} answers on a connection made to {@code incarnation}: the old master's, if it moved away. */
+    public String info(int incarnation) {
+        String former = formerOwners.get(incarnation);
+        return former != null ? former : info();
+    }
+
+    /**
+     * The redirect a command gets instead of running, on a connection made to {@code incarnation}: {@code MOVED} from
+     * a master that gave the slot away, {@code ASK} while the slot migrates; null if the command runs.
+     */
+    public ErrorReply redirect(int incarnation) {
+        if (formerOwners.containsKey(incarnation)) {
+            movedReplies++;
+            return new ErrorReply("MOVED " + name + " " + name + "-moved:6379");
+        }
+        if (migrating) {
+            askReplies++;
+            return new ErrorReply("ASK " + name + " " + name + "-next:6379");
+        }
+        return null;
+    }
+
+    /** The slot starts migrating to another master: from now on every command for it is answered {@code ASK}. */
+    public void beginSlotMove(boolean withKeys) {
+        world().trace(name + "'s slot starts moving to another master, " + (withKeys ? "with" : "without")
+                + " its keys");
+        migrating = true;
+    }
+
+    /**
+     * The slot now belongs to another master, a process that has run for {@code upNanos}: the node's commands reach it
+     * from now on, with its own run_id and uptime. With its keys, the slot's data arrives as it was (each key with
+     * its remaining TTL, as {@code MIGRATE} sends it); without, the new owner has none of the node's keys (data
+     * loss). The old master keeps running: its connections stay open and answer {@code MOVED} (if it was stopped or had
+     * died, they answer nothing, and the clients' stall detection drops them). The new owner's
+     * replica is in sync (it replicated the keys as they arrived).
+     */
+    public void completeSlotMove(boolean withKeys, long upNanos) {
+        migrating = false;
+        long now = nowMillis();
+        int keys = 0;
+        for (Stored e : data.values()) {
+            if (e.expireAt > now) {
+                keys++;
+            }
+        }
+        world().trace(name + "'s slot has moved to another master, "
+                + (withKeys ? "with its " + keys + " key(s)" : "leaving its " + keys + " key(s) behind"));
+        if (!down && !paused()) {
+            // The old master runs on: its connections answer MOVED (a stopped or dead one answers nothing).
+            formerOwners.put(incarnation, info());
+        }
+        if (!withKeys) {
+            data = new HashMap<>();
+            orphans.clear();
+            keylessMoves++;
+            keysLeftBehind += keys;
+            if (keys > 0) {
+                losses.add(world().now());
+            }
+        }
+        runId = newRunId();
+        bootWorldNanos = world().now() - upNanos;
+        down = false;
+        incarnation++;
+        channels.clear();
+        resume();
+        if (replica != null) {
+            replica = new Replica();
+            replica.runId = newRunId();
+            replica.bootWorldNanos = world().now() - upNanos;
+            replica.fullSync(data);
+            linkStalledUntil = Long.MIN_VALUE;
+        }
+        slotMoves++;
+    }
+
     private static Map<String, Stored> copyOf(Map<String, Stored> from) {
         Map<String, Stored> out = new HashMap<>();
         for (Map.Entry<String, Stored> e : from.entrySet()) {

@@ -30,7 +30,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 
 /**
- * One seeded run: five simulated Redis masters, clients each running the real engine (subscribed to the nodes' release
+ * One seeded run: five simulated Redis masters (in the cluster configurations, the masters that own five hash slots of
+ * one Redis Cluster), clients each running the real engine (subscribed to the nodes' release
  * notifications where the configuration says so), a workload under faults drawn from the seed, then every fault
  * healed and a liveness probe. The lock family's workload: three clients, RedLock and MultiLock acquisitions and the
  * lock family's other kinds (a fair lock; a read-write lock's readers, writers with and without preference, and
@@ -79,6 +80,10 @@ public final class Simulation {
      * @param acquireScripts how many acquire scripts the nodes ran (a round runs one on each node it reaches)
      * @param failovers how many times a node's replica was promoted
      * @param lostWrites how many writes the promoted replicas had not received
+     * @param slotMoves how many times a node's cluster slot moved to another master
+     * @param keylessMoves how many of those moves left the slot's keys behind
+     * @param keysLeftBehind how many keys the moves without keys left behind
+     * @param redirects how many commands a node answered with {@code ASK} or {@code MOVED} instead of running them
      */
     public record Result(
             SimConfig config,
@@ -92,7 +97,11 @@ public final class Simulation {
             long notifications,
             long acquireScripts,
             long failovers,
-            long lostWrites) {
+            long lostWrites,
+            long slotMoves,
+            long keylessMoves,
+            long keysLeftBehind,
+            long redirects) {
 
         /** Whether no checker found a violation. */
         public boolean ok() {
@@ -405,7 +414,11 @@ public final class Simulation {
                     sim.notifications(),
                     sim.acquireScripts,
                     sim.failovers(),
-                    sim.lostWrites());
+                    sim.lostWrites(),
+                    sim.sum(SimRedis::slotMoves),
+                    sim.sum(SimRedis::keylessMoves),
+                    sim.sum(SimRedis::keysLeftBehind),
+                    sim.sum(SimRedis::redirects));
         }
     }
 
@@ -477,12 +490,78 @@ public final class Simulation {
                 released[0] < 0 || granted[0] < 0 ? Long.MAX_VALUE : granted[0] - released[0], notifications());
     }
 
+    /**
+     * What a cluster slot move did to a lock held across it.
+     *
+     * @param held whether client 0 got the lock before the move
+     * @param secondHolder whether client 1 got it while client 0's lease was still valid
+     * @param askReplies how many commands the moving slot's master answered {@code ASK}
+     * @param movedReplies how many commands the slot's old master answered {@code MOVED} after the move
+     */
+    record SlotMove(boolean held, boolean secondHolder, long askReplies, long movedReplies) {}
+
+    /**
+     * No faults but one slot move. Client 0, cut off from n3 and n4, takes lock a on n0, n1 and n2 for 800 ms; 50 ms
+     * later n0's cluster slot starts moving to another master, with its keys or without, and has moved 50 ms after
+     * that; 10 ms into the move client 1, which reaches every node, starts trying for the lock for up to 500 ms. Its
+     * first rounds get {@code ASK} from n0, the first after the move {@code MOVED} on its old connection; then a new
+     * connection reaches the new owner. Without the keys, n0, n3 and n4 are a quorum that never saw client 0's lease:
+     * only restart protection (a new run_id at n0's address, a new incarnation marker) keeps client 1 out.
+     */
+    static SlotMove slotMove(long seed, boolean withKeys, boolean quarantine) {
+        Simulation sim = new Simulation(quarantine ? SimConfig.CLUSTER : SimConfig.CLUSTER_NO_QUARANTINE, seed);
+        return sim.runSlotMove(withKeys);
+    }
+
+    private SlotMove runSlotMove(boolean withKeys) {
+        for (int i = 0; i < NODES; i++) {
+            servers.add(new SimRedis(world, "n" + i, rate(), random.nextLong(1L << 40), false));
+        }
+        Client holder = new Client(0);
+        Client other = new Client(1);
+        clients.addAll(List.of(holder, other));
+        // A first round connects each client to every node, and restart protection's first sight of a node passes.
+        LockRef warmUp = new LockRef("w", LockRef.keyOf(PREFIX, "w"), QuorumPolicy.MAJORITY, false);
+        holder.engine.acquireAsync(warmUp, MAX_TTL_MS, 0, false);
+        other.engine.acquireAsync(warmUp, MAX_TTL_MS, 0, false);
+        LockRef ref = new LockRef("a", LockRef.keyOf(PREFIX, "a"), QuorumPolicy.MAJORITY, false);
+        long start = 2 * MAX_TTL_MS * MS;
+        Lease[] held = {null};
+        boolean[] second = {false};
+        world.after(start, () -> {
+            net.setCut(0, 3, true);
+            net.setCut(0, 4, true);
+            holder.engine
+                    .acquireAsync(ref, MAX_TTL_MS, 0, false)
+                    .thenAccept(r -> held[0] = r.lease().orElse(null));
+        });
+        SimRedis moving = servers.get(0);
+        world.after(start + 50 * MS, () -> moving.beginSlotMove(withKeys));
+        world.after(start + 100 * MS, () -> moving.completeSlotMove(withKeys, 600_000 * MS));
+        world.after(
+                start + 60 * MS,
+                () -> other.engine
+                        .acquireAsync(ref, MAX_TTL_MS, 500 * MS, false)
+                        .thenAccept(r -> {
+                            second[0] = r.acquired() && held[0] != null && held[0].isValid();
+                        }));
+        world.runUntil(start + 1_500 * MS);
+        for (Client c : clients) {
+            c.close();
+        }
+        return new SlotMove(held[0] != null, second[0], moving.askReplies(), moving.movedReplies());
+    }
+
     private long failovers() {
         return servers.stream().mapToLong(SimRedis::failovers).sum();
     }
 
     private long lostWrites() {
         return servers.stream().mapToLong(SimRedis::lostWrites).sum();
+    }
+
+    private long sum(java.util.function.ToLongFunction<SimRedis> count) {
+        return servers.stream().mapToLong(count).sum();
     }
 
     private long notifications() {
@@ -545,7 +624,11 @@ public final class Simulation {
                 notifications(),
                 acquireScripts,
                 failovers(),
-                lostWrites());
+                lostWrites(),
+                sum(SimRedis::slotMoves),
+                sum(SimRedis::keylessMoves),
+                sum(SimRedis::keysLeftBehind),
+                sum(SimRedis::redirects));
     }
 
     /**
@@ -879,16 +962,20 @@ public final class Simulation {
         int faults = (int) world.between(3, 9);
         for (int k = 0; k < faults; k++) {
             long at = world.between(50, ACTIVE_MS - 100) * MS;
-            int kind = random.nextInt(config.failover() ? 11 : 8);
+            int kind = random.nextInt(config.slotMoves() ? 13 : config.failover() ? 11 : 8);
             world.after(at, () -> fault(kind, lossy));
         }
         if (config.majorityLoss() || world.chance(config.failover() ? 0.5 : 0.3)) {
             // Every lossy node loses its data at once, and comes back quickly; with replicas, every lossy node's master
-            // dies at once and its replica takes over.
+            // dies at once and its replica takes over (in a cluster, in half the seeds, every lossy node's slot moves
+            // without its keys instead).
             long at = world.between(300, ACTIVE_MS - 300) * MS;
+            boolean moves = config.slotMoves() && world.chance(0.5);
             world.after(at, () -> {
                 for (int i : lossy) {
-                    if (config.failover()) {
+                    if (moves) {
+                        moveSlot(i, false);
+                    } else if (config.failover()) {
                         unplannedFailover(i, world.between(1, 80) * MS);
                     } else {
                         crash(i, true, world.between(1, 80) * MS);
@@ -973,6 +1060,12 @@ public final class Simulation {
                     servers.get(node).failover(Long.MAX_VALUE);
                 }
                 break;
+            case 11: // the cluster slot of any node moves to another master with its keys (resharding)
+                moveSlot(node, true);
+                break;
+            case 12: // the cluster slot of a node that may lose data moves to another master without its keys
+                moveSlot(lossy.get(random.nextInt(lossy.size())), false);
+                break;
             default: { // a burst of slow and lost messages
                 long d = world.between(50, 500) * MS;
                 net.slowChance = 0.05;
@@ -1005,6 +1098,23 @@ public final class Simulation {
                 s.failover(received);
             }
         });
+    }
+
+    /**
+     * The cluster slot of node {@code i} moves to another master, which has run for a minute to an hour: for 5 to 300
+     * ms (the keys migrating, or the slot reassigned) its master answers the node's commands with {@code ASK}; then
+     * the node is the new owner, with the slot's keys ({@code withKeys}) or none of them. A move with its keys needs
+     * its master up; a slot whose master is down can still be given to another master, without its keys.
+     */
+    private void moveSlot(int i, boolean withKeys) {
+        SimRedis s = servers.get(i);
+        if (s.migrating() || (withKeys && s.down())) {
+            return;
+        }
+        long moving = world.between(5, 300) * MS;
+        long up = world.between(60, 3_600) * 1_000 * MS;
+        s.beginSlotMove(withKeys);
+        world.after(moving, () -> s.completeSlotMove(withKeys, up));
     }
 
     /** Crashes node {@code i}; it restarts after {@code downNanos}. Data survives only on persistent nodes. */
