@@ -240,4 +240,32 @@ class ClusterNodeTest {
         held.release();
         return second;
     }
+
+    @Test
+    void overTlsWithAPassword() throws Exception {
+        dev.redlock.testkit.TlsCertificates tls = dev.redlock.testkit.TlsCertificates.generate();
+        try (RedisClusterGroup secured = RedisClusterGroup.builder()
+                .masters(3)
+                .replicasPerMaster(0)
+                .password("Zq7Secr3t")
+                .tls(tls)
+                .start()) {
+            String uri = secured.seedUri();
+            assertTrue(uri.startsWith("rediss-cluster://:"), "TLS and the password in the URI: " + secured);
+            RedlockClient c = RedlockClient.create(RedlockConfig.builder()
+                    .nodes(uri)
+                    .tlsTrustStore(tls.trustStore(), tls.storePassword())
+                    .restartQuarantine(false)
+                    .perNodeTimeout(Duration.ofMillis(300))
+                    .build());
+            clients.add(c);
+            QuorumLock lock = c.redLock("cluster-tls");
+            RoundOutcome r = await().atMost(Duration.ofSeconds(15))
+                    .pollInterval(Duration.ofMillis(100))
+                    .until(() -> attempt(lock), RoundOutcome::succeeded);
+            assertEquals(3, r.nodes().size(), r.toString());
+            assertFalse(r.toString().contains("Zq7Secr3t"), "no password in outcomes");
+            c.close();
+        }
+    }
 }
