@@ -268,4 +268,70 @@ class ClusterNodeTest {
             c.close();
         }
     }
+
+    /** Every kind of lock keeps all of its keys in its node's slot: a script naming two slots would fail. */
+    @Test
+    void theLockFamilyWorksOnACluster() throws Exception {
+        RedlockClient c = client(b -> {});
+        RedlockClient other = client(b -> {});
+        QuorumLock warm = c.multiLock("cluster-family-warm-up");
+        await().atMost(LEASE.multipliedBy(4))
+                .pollInterval(Duration.ofMillis(200))
+                .until(() -> allGranted(attempt(warm)));
+
+        Lease fenced = c.redLock("cluster-fenced")
+                .fenced()
+                .tryAcquire(Duration.ofSeconds(2), LEASE)
+                .orElseThrow();
+        long first = fenced.fencingToken().orElseThrow();
+        fenced.release();
+        Lease again = other.redLock("cluster-fenced")
+                .fenced()
+                .tryAcquire(Duration.ofSeconds(2), LEASE)
+                .orElseThrow();
+        assertTrue(again.fencingToken().orElseThrow() > first, "fencing tokens increase across clients");
+        assertTrue(c.inspect("cluster-fenced").locked(), "inspection reads the tagged keys");
+        again.release();
+
+        Lease fair = c.fairLock("cluster-fair")
+                .tryAcquire(Duration.ofSeconds(2), LEASE)
+                .orElseThrow();
+        assertTrue(
+                other.fairLock("cluster-fair").tryAcquire(Duration.ZERO, LEASE).isEmpty());
+        fair.release();
+
+        QuorumReadWriteLock rw = c.readWriteLock("cluster-rw");
+        Lease read = rw.readLock().tryAcquire(Duration.ofSeconds(2), LEASE).orElseThrow();
+        assertTrue(
+                other.readWriteLock("cluster-rw")
+                        .readLock()
+                        .tryAcquire(Duration.ZERO, LEASE)
+                        .map(l -> {
+                            l.release();
+                            return true;
+                        })
+                        .orElse(false),
+                "readers share");
+        assertTrue(other.readWriteLock("cluster-rw")
+                .writeLock()
+                .tryAcquire(Duration.ZERO, LEASE)
+                .isEmpty());
+        read.release();
+
+        QuorumSemaphore permits = c.semaphore("cluster-permits", 2);
+        Lease p1 = permits.tryAcquire(Duration.ofSeconds(2), LEASE).orElseThrow();
+        Lease p2 = other.semaphore("cluster-permits", 2)
+                .tryAcquire(Duration.ofSeconds(2), LEASE)
+                .orElseThrow();
+        assertTrue(permits.tryAcquire(Duration.ZERO, LEASE).isEmpty(), "two permits only");
+        p1.release();
+        p2.release();
+
+        Lease both = c.multiResourceLock(List.of("cluster-a", "cluster-b"))
+                .tryAcquire(Duration.ofSeconds(2), LEASE)
+                .orElseThrow();
+        assertTrue(other.redLock("cluster-b").tryAcquire(Duration.ZERO, LEASE).isEmpty());
+        both.release();
+        assertFalse(c.isLocked("cluster-a"));
+    }
 }
