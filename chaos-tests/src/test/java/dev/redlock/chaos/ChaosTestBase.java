@@ -135,6 +135,17 @@ abstract class ChaosTestBase {
         return new Run(history, result, results, origin);
     }
 
+    /** A checker's result named after what it judged, e.g. {@code lost-update (lock-a)}. */
+    static CheckResult named(String what, CheckResult r) {
+        return new CheckResult(r.checker() + " (" + what + ")", r.validity(), r.violations(), r.summary());
+    }
+
+    /** A checker that judges only the operations on lock {@code name}, its results named after the lock. */
+    static Checker onLock(String name, Checker checker) {
+        return history ->
+                named(name, checker.check(history.select(op -> op.lock().equals(name))));
+    }
+
     /**
      * After healing and one TTL plus a margin, no lock key is left on any node. Fencing counters
      * ({@code redlock:{name}:fence}) and each node's incarnation marker ({@code redlock:node-incarnation}) are meant to

@@ -197,16 +197,12 @@ class SoakTest extends ChaosTestBase {
             results.add(named("shared", c.check(shared)));
         }
         for (Map.Entry<String, Long> register : result.registers().entrySet()) {
-            History one = shared.select(op -> op.lock().equals(register.getKey()));
-            results.add(named(register.getKey(), new LostUpdateChecker(register.getValue()).check(one)));
+            results.add(onLock(register.getKey(), new LostUpdateChecker(register.getValue()))
+                    .check(shared));
         }
         for (Checker c : List.of(new MutualExclusionChecker(), new LostLeaseChecker())) {
             results.add(named("fresh", c.check(fresh)));
         }
         return results;
-    }
-
-    private static CheckResult named(String what, CheckResult r) {
-        return new CheckResult(r.checker() + " (" + what + ")", r.validity(), r.violations(), r.summary());
     }
 }
