@@ -200,7 +200,8 @@ public final class Quarantine {
                             ? ""
                             : lostNothing
                                     ? "; it persists every write, so nothing was lost"
-                                    : "; its votes do not count for " + TimeUnit.NANOSECONDS.toMillis(windowNanos())
+                                    : "; its votes do not count for "
+                                            + TimeUnit.NANOSECONDS.toMillis(windowNanos() + id.extraWindowNanos)
                                             + " ms");
         }
         if (uptime != null) {
@@ -331,7 +332,8 @@ public final class Quarantine {
                     id.node,
                     prefix(known),
                     prefix(markerId),
-                    "; its votes do not count for " + TimeUnit.NANOSECONDS.toMillis(windowNanos()) + " ms");
+                    "; its votes do not count for " + TimeUnit.NANOSECONDS.toMillis(windowNanos() + id.extraWindowNanos)
+                            + " ms");
         }
         id.markerId = markerId;
     }
