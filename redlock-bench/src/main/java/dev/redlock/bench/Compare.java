@@ -61,7 +61,7 @@ public final class Compare {
     static final Duration LEASE = Duration.ofSeconds(10);
     static final Duration PER_NODE_TIMEOUT = Duration.ofMillis(50);
 
-    static final int LATENCY_WARMUP_CYCLES = 500;
+    static final int LATENCY_WARMUP_CYCLES = Integer.getInteger("compare.latencyWarmup", 500);
     static final int LATENCY_SAMPLES = 2000;
     static final Duration LATENCY_CAP = Duration.ofSeconds(30);
 
@@ -114,6 +114,8 @@ public final class Compare {
                 contenders.add(ourRedLock);
                 // The five-node floor: our scripts fanned out by the caller's thread, nothing in between.
                 contenders.add(new FanOutFloor(uris, LEASE, ours.retryDelay(), ours.retryJitter()));
+                // The same with one hand-off per round to a reading thread: what an I/O thread costs by itself.
+                contenders.add(new FanOutFloor(uris, LEASE, ours.retryDelay(), ours.retryJitter(), true));
                 // The same RedLock over five TLS-only masters (certificates made for the run), beside plain TCP.
                 contenders.add(
                         new OurContender(QuorumPolicy.MAJORITY, tlsNodes.uris(), PER_NODE_TIMEOUT, LEASE, certs));
@@ -144,7 +146,7 @@ public final class Compare {
 
     /**
      * Keeps only the contenders that {@code -Dcompare.only} names (ids, comma-separated, such as
-     * {@code ours-redlock,ours-redlock-tls}), closing the others; all of them without it.
+     * {@code ours-redlock,ours-redlock-tls}), in that order, closing the others; all of them without it.
      *
      * @throws IllegalArgumentException if it names an id that no contender has
      */
@@ -168,6 +170,8 @@ public final class Compare {
             c.close();
             return true;
         });
+        // In the order given: every phase runs them in turn, and the first one's latency phase is the JVM's first work.
+        contenders.sort(java.util.Comparator.comparingInt(c -> ids.indexOf(c.id())));
     }
 
     /** The fault phase only concerns the implementations that span all five nodes, (b) to (e). */

@@ -45,12 +45,27 @@ final class FanOutFloor implements Contender {
     private final long leaseMillis;
     private final long retryDelayNanos;
     private final double retryJitter;
+    /**
+     * Whether a second thread of the handle reads the replies and wakes the caller once the round is decided, as an
+     * engine with an I/O thread does: the same work plus exactly that hand-off, to measure what it costs.
+     */
+    private final boolean ioThread;
 
     /**
      * @param uris the nodes, {@code redis://host:port}
      * @param retryDelay delay between attempts while waiting for a busy lock (our library's default schedule)
      */
     FanOutFloor(List<String> uris, java.time.Duration lease, java.time.Duration retryDelay, double retryJitter) {
+        this(uris, lease, retryDelay, retryJitter, false);
+    }
+
+    /** @param ioThread whether replies are read by a thread of their own, which wakes the caller */
+    FanOutFloor(
+            List<String> uris,
+            java.time.Duration lease,
+            java.time.Duration retryDelay,
+            double retryJitter,
+            boolean ioThread) {
         List<InetSocketAddress> addresses = new ArrayList<>();
         for (String uri : uris) {
             URI u = URI.create(uri);
@@ -60,16 +75,19 @@ final class FanOutFloor implements Contender {
         this.leaseMillis = lease.toMillis();
         this.retryDelayNanos = retryDelay.toNanos();
         this.retryJitter = retryJitter;
+        this.ioThread = ioThread;
     }
 
     @Override
     public String id() {
-        return "floor-fanout-5";
+        return ioThread ? "floor-fanout-5-io" : "floor-fanout-5";
     }
 
     @Override
     public String label() {
-        return "floor: NIO fan-out of acquire.lua/release.lua (5 nodes, caller's thread)";
+        return ioThread
+                ? "floor with an I/O thread: the same fan-out, replies read by a second thread that wakes the caller"
+                : "floor: NIO fan-out of acquire.lua/release.lua (5 nodes, caller's thread)";
     }
 
     @Override
@@ -79,7 +97,11 @@ final class FanOutFloor implements Contender {
                 + ", '0') to all " + nodes.size() + " nodes, decided at " + (nodes.size() / 2 + 1)
                 + " replies; release.lua (KEYS key; ARGV token) to all, decided at a majority of confirmations;"
                 + " hand-written RESP; token = 128 random bits from ThreadLocalRandom; failed acquires release on"
-                + " all nodes; while waiting, the same retry schedule as the floor";
+                + " all nodes; while waiting, the same retry schedule as the floor"
+                + (ioThread
+                        ? "; replies read by one more thread per handle, which unparks the caller once the round is"
+                                + " decided (the caller writes the commands and parks)"
+                        : "");
     }
 
     @Override
@@ -139,6 +161,11 @@ final class FanOutFloor implements Contender {
         private int no;
         private Expect round;
         private String error;
+        /** With an I/O thread: the reader, the caller it wakes, and whether the handle is closing. */
+        private Thread reader;
+
+        private volatile Thread waiter;
+        private volatile boolean closing;
 
         FanOutHandle(String key) throws IOException {
             this.key = key;
@@ -165,6 +192,39 @@ final class FanOutFloor implements Contender {
             } catch (IOException | RuntimeException e) {
                 close();
                 throw e;
+            }
+            if (ioThread) {
+                reader = new Thread(this::readLoop, "fanout-io");
+                reader.setDaemon(true);
+                reader.start();
+            }
+        }
+
+        /** The I/O thread: reads replies as they come, and wakes the caller once its round is decided. */
+        private void readLoop() {
+            try {
+                while (!closing) {
+                    selector.select();
+                    Thread wake = null;
+                    synchronized (this) {
+                        for (SelectionKey k : selector.selectedKeys()) {
+                            drain((Integer) k.attachment());
+                        }
+                        selector.selectedKeys().clear();
+                        if (round != null && (yes >= quorum || no >= quorum)) {
+                            wake = waiter;
+                        }
+                    }
+                    if (wake != null) {
+                        LockSupport.unpark(wake);
+                    }
+                }
+            } catch (IOException | RuntimeException e) {
+                if (!closing) {
+                    error = String.valueOf(e);
+                    no = quorum;
+                    LockSupport.unpark(waiter);
+                }
             }
         }
 
@@ -237,6 +297,9 @@ final class FanOutFloor implements Contender {
 
         /** Writes the command in {@link #out} to every node and reads until a majority decided the round. */
         private boolean runRound(Expect kind) throws IOException {
+            if (ioThread) {
+                return runRoundWithReader(kind);
+            }
             round = kind;
             yes = 0;
             no = 0;
@@ -260,6 +323,37 @@ final class FanOutFloor implements Contender {
                 throw new IllegalStateException("node error: " + error);
             }
             return yes >= quorum;
+        }
+
+        /** As {@link #runRound}, the replies read by the I/O thread: the caller writes, then parks until woken. */
+        private boolean runRoundWithReader(Expect kind) throws IOException {
+            waiter = Thread.currentThread();
+            synchronized (this) {
+                round = kind;
+                yes = 0;
+                no = 0;
+                error = null;
+                out.flip();
+                for (int i = 0; i < channels.length; i++) {
+                    ByteBuffer b = out.duplicate();
+                    while (b.hasRemaining()) {
+                        channels[i].write(b);
+                    }
+                    expected.get(i).addLast(kind);
+                }
+            }
+            while (true) {
+                synchronized (this) {
+                    if (yes >= quorum || no >= quorum) {
+                        if (error != null && yes < quorum) {
+                            throw new IllegalStateException("node error: " + error);
+                        }
+                        round = null;
+                        return yes >= quorum;
+                    }
+                }
+                LockSupport.park(this);
+            }
         }
 
         /** Reads what node {@code i} sent and counts each complete reply to the round in progress. */
@@ -315,6 +409,15 @@ final class FanOutFloor implements Contender {
 
         @Override
         public void close() {
+            closing = true;
+            if (reader != null) {
+                selector.wakeup();
+                try {
+                    reader.join(1_000);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
             for (SocketChannel ch : channels) {
                 if (ch != null) {
                     try {
