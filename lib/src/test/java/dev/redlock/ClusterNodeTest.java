@@ -334,4 +334,27 @@ class ClusterNodeTest {
         both.release();
         assertFalse(c.isLocked("cluster-a"));
     }
+
+    /**
+     * The topology check's own probe writes a new node's incarnation marker; it must write it under the identity the
+     * client judges the node by (for a followed node, the run_id with the replication id), or the client's first round
+     * takes the marker for another server's, replaces it, and warns of data loss on a cluster that lost nothing.
+     */
+    @Test
+    void theTopologyCheckWritesTheMarkerUnderTheIdentityTheClientKnows() throws Exception {
+        // Another key prefix: no marker on the nodes yet, so the new client's check writes the first one.
+        RedlockClient fresh = client(b -> b.keyPrefix("warm-start:"));
+        QuorumLock lock = fresh.multiLock("cluster-first-marker");
+        List<String> reasons = new ArrayList<>();
+        await().atMost(LEASE.multipliedBy(4))
+                .pollInterval(Duration.ofMillis(100))
+                .until(() -> {
+                    RoundOutcome r = attempt(lock);
+                    r.nodes().forEach(n -> n.error().ifPresent(e -> reasons.add(e.getMessage())));
+                    return allGranted(r);
+                });
+        assertTrue(
+                reasons.stream().noneMatch(m -> m.contains("another server process")),
+                "the marker was taken for another server's: " + reasons);
+    }
 }

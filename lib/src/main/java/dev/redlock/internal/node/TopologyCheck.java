@@ -350,11 +350,28 @@ public final class TopologyCheck {
                         e));
             }
             if (!replica) { // a replica refuses writes; that it is one is the problem already reported
-                capabilities(name, config, probe, facts.runId, facts, unchecked);
+                capabilities(name, config, probe, identity(spec, probe, facts.runId), facts, unchecked);
             }
         } catch (RuntimeException e) {
             facts.down = describeDown(e);
             unchecked.add(unreachable(name, e));
+        }
+    }
+
+    /**
+     * The server's identity as the client's restart protection names it in a node's incarnation marker: the
+     * {@code run_id}, and for a node whose server others choose (Sentinel, a cluster) the replication id after it, so
+     * that a marker this check writes first is one the client recognizes, not "another server".
+     */
+    private static String identity(NodeSpec spec, Probe probe, String runId) {
+        if (runId == null || !spec.isFollowed()) {
+            return runId;
+        }
+        try {
+            String replid = parseInfo(probe.info("replication")).get("master_replid");
+            return replid == null || replid.isEmpty() ? runId : runId + "/" + replid;
+        } catch (RedisErrorReply e) {
+            return runId;
         }
     }
 
