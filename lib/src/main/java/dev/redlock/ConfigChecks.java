@@ -81,6 +81,12 @@ final class ConfigChecks {
         LOG.warn(message);
     }
 
+    /** Restart protection off with Sentinel-managed nodes: their failovers are data loss nothing accounts for. */
+    static void warnFailoverUnprotected() {
+        LOG.warn("restartQuarantine is off with Sentinel-managed nodes: a failover that lost a lock's key can grant it"
+                + " twice; such nodes are safe only with it on");
+    }
+
     static void warnOnNodeCount(int n) {
         if (n < 3) {
             LOG.warn(

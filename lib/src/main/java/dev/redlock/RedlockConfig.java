@@ -1165,6 +1165,9 @@ public final class RedlockConfig {
             if (nodes.stream().noneMatch(NodeSpec::isCluster)) {
                 ConfigChecks.warnOnNodeCount(nodes.size()); // a cluster's count is known once the client finds it
             }
+            if (!restartQuarantine && nodes.stream().anyMatch(NodeSpec::isSentinelManaged)) {
+                ConfigChecks.warnFailoverUnprotected();
+            }
             if (sslContext != null && (tlsTrustStore != null || tlsKeyStore != null)) {
                 throw new IllegalArgumentException("sslContext: give either an SSLContext or tlsTrustStore/tlsKeyStore,"
                         + " not both (the context already decides trust and client keys)");

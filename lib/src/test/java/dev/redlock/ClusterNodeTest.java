@@ -357,4 +357,47 @@ class ClusterNodeTest {
                 reasons.stream().noneMatch(m -> m.contains("another server process")),
                 "the marker was taken for another server's: " + reasons);
     }
+
+    /**
+     * A client cannot start with another node count because a node-count record is out of reach: it needs a majority
+     * of the three records, and refuses when it cannot read one.
+     */
+    @Test
+    void theNodeCountIsCheckedAgainstAMajorityOfItsRecordsOrTheClientDoesNotStart() {
+        try (RedisClusterGroup small = RedisClusterGroup.builder()
+                .masters(3)
+                .replicasPerMaster(0)
+                .nodeTimeout(Duration.ofSeconds(5))
+                .start()) {
+            java.util.function.Function<String, RedlockConfig> config = uri -> RedlockConfig.builder()
+                    .nodes(uri)
+                    .connectTimeout(Duration.ofMillis(250))
+                    .build();
+            clients.add(RedlockClient.create(config.apply(small.seedUri()))); // records 3
+            RedisServer first = small.masterOfKey(RedlockConfig.DEFAULT_KEY_PREFIX + "cluster:nodes");
+            RedisServer second = small.masters().stream()
+                    .filter(m -> m.port() != first.port())
+                    .findFirst()
+                    .orElseThrow();
+            first.pause(); // a stall shorter than the node timeout: no failover
+            try {
+                IllegalArgumentException other = assertThrows(
+                        IllegalArgumentException.class,
+                        () -> clients.add(RedlockClient.create(config.apply(small.seedUri() + "?nodes=5"))));
+                assertTrue(other.getMessage().contains("Change the URI's ?nodes=5 to ?nodes=3"), other.getMessage());
+                second.pause();
+                try {
+                    IllegalStateException unchecked = assertThrows(
+                            IllegalStateException.class,
+                            () -> clients.add(RedlockClient.create(config.apply(small.seedUri()))));
+                    assertTrue(
+                            unchecked.getMessage().contains("could not check the node count"), unchecked.getMessage());
+                } finally {
+                    second.resume();
+                }
+            } finally {
+                first.resume();
+            }
+        }
+    }
 }

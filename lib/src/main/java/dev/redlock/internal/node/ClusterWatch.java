@@ -67,6 +67,8 @@ public final class ClusterWatch implements AutoCloseable {
     private final dev.redlock.Ticker ticker;
     private final long staleLimitNanos;
     private volatile long nodeTimeoutNanos = TimeUnit.MILLISECONDS.toNanos(DEFAULT_NODE_TIMEOUT_MILLIS);
+    /** Whether the node timeout's refusal was logged (watch thread only). */
+    private boolean nodeTimeoutWarned;
     /** Each node's owner as last named, by node index (null before any answer). */
     private final java.util.concurrent.atomic.AtomicReferenceArray<NodeSpec> owners;
 
@@ -277,7 +279,16 @@ public final class ClusterWatch implements AutoCloseable {
             }
         } catch (RuntimeException e) {
             // CONFIG refused (an ACL, a managed service): keep Redis's default.
-            LOG.debug("{}: cluster-node-timeout unknown, assuming {} ms", cluster.name(), DEFAULT_NODE_TIMEOUT_MILLIS);
+            if (!nodeTimeoutWarned) {
+                nodeTimeoutWarned = true;
+                LOG.warn(
+                        "{}: cluster-node-timeout cannot be read ({}); assuming Redis's default, {} ms, in the wait"
+                                + " after a failover. If the cluster's is longer, allow CONFIG GET cluster-node-timeout"
+                                + " for the client's user",
+                        cluster.name().replaceAll("/slot-\\d+$", ""),
+                        e.getMessage(),
+                        DEFAULT_NODE_TIMEOUT_MILLIS);
+            }
         }
     }
 
@@ -390,6 +401,21 @@ public final class ClusterWatch implements AutoCloseable {
                             + " masters as redis:// nodes)");
                 }
                 int n = cluster.clusterNodes() > 0 ? cluster.clusterNodes() : masters.size();
+                if (n > masters.size()) {
+                    LOG.warn(
+                            "{}: ?nodes={} exceeds the {} masters that own slots: some master holds the slots of"
+                                    + " several nodes, and its failure costs each of their votes; lower the count or"
+                                    + " add masters",
+                            cluster.name(),
+                            n,
+                            masters.size());
+                }
+                if (!config.restartQuarantine()) {
+                    LOG.warn(
+                            "{}: restartQuarantine is off: a failover or a slot moved without its keys can grant a lock"
+                                    + " twice; a cluster as the quorum is safe only with it on",
+                            cluster.name());
+                }
                 agreeOnNodeCount(cluster, owners, n, config);
                 List<NodeSpec> nodes = new ArrayList<>(n);
                 for (int k = 0; k < n; k++) {
@@ -399,51 +425,76 @@ public final class ClusterWatch implements AutoCloseable {
                 return nodes;
             } catch (IllegalArgumentException e) {
                 throw e;
+            } catch (IllegalStateException e) {
+                if (e.getMessage().contains("could not check the node count")) {
+                    throw e;
+                }
+                why.append(why.length() == 0 ? "" : "; ").append(e.getMessage());
             } catch (RuntimeException e) {
                 why.append(why.length() == 0 ? "" : "; ").append(e.getMessage());
             }
         }
         throw new IllegalStateException(cluster.name()
-                + ": no seed answered CLUSTER SLOTS, so the cluster's masters are unknown (" + why + ")");
+                + ": no seed gave the cluster's slots (CLUSTER SLOTS), so its masters are unknown (" + why + ")");
     }
+
+    /** The slots of the node-count records: three, spread over the slot range as a 3-master cluster's nodes are. */
+    private static final int[] COUNT_RECORD_SLOTS = {slotOfNode(0, 3), slotOfNode(1, 3), slotOfNode(2, 3)};
 
     /**
      * Every client of one cluster must count it as the same number of nodes: with another count it would lock other
-     * slots, and two clients could each win a quorum of their own. The first client writes its count on the cluster
-     * ({@code <keyPrefix>cluster:nodes}, no expiry); a client with another count refuses to start.
+     * slots, and two clients could each win a quorum of their own. The count is recorded in three places on the
+     * cluster ({@code {tag}<keyPrefix>cluster:nodes} in three slots, usually on three masters, no expiry): each client
+     * writes its count where none is ({@code SET NX}) and reads all three. It starts only if at least two records,
+     * a majority, hold its own count and none holds another: two clients that both started read a common record, so
+     * the second sees the first's count. One record lost in a failover, or one master out of reach, changes nothing.
      *
-     * @throws IllegalArgumentException if the cluster holds another count
+     * @throws IllegalArgumentException if a record holds another count
+     * @throws IllegalStateException if fewer than two records could be read
      */
     private static void agreeOnNodeCount(NodeSpec cluster, NodeSpec[] owners, int n, RedlockConfig config) {
-        String key = config.keyPrefix() + "cluster:nodes";
-        NodeSpec owner = owners[slotOf(key)];
-        if (owner == null) {
-            LOG.warn(
-                    "{}: the slot of {} has no owner; the node count {} is not checked against other clients",
-                    cluster.name(),
-                    key,
-                    n);
-            return;
+        String count = Integer.toString(n);
+        int confirmed = 0;
+        StringBuilder why = new StringBuilder();
+        for (int slot : COUNT_RECORD_SLOTS) {
+            String key = "{" + tagOf(slot) + "}" + config.keyPrefix() + "cluster:nodes";
+            NodeSpec owner = owners[slot];
+            String held;
+            try {
+                if (owner == null) {
+                    throw new IllegalStateException("slot " + slot + " has no owner");
+                }
+                try (BlockingConnection c = open(owner, config)) {
+                    c.call("SET", key, count, "NX");
+                    held = Commands.text(c.call("GET", key));
+                }
+            } catch (RuntimeException e) {
+                why.append(why.length() == 0 ? "" : "; ")
+                        .append(key)
+                        .append(": ")
+                        .append(e.getMessage());
+                continue;
+            }
+            if (held != null && !held.equals(count)) {
+                boolean given = cluster.clusterNodes() > 0;
+                String theirs = held.matches("[0-9]{1,2}") ? held : "N";
+                throw new IllegalArgumentException(cluster.name() + ": other clients count this cluster as "
+                        + (held.length() <= 6 ? held : "something else") + " nodes (key " + key + "), this one as "
+                        + n + (given ? " (?nodes=" + n + ")" : " (one per master)") + "; clients with different"
+                        + " counts would lock different slots and could both hold a lock. "
+                        + (given
+                                ? "Change the URI's ?nodes=" + n + " to ?nodes=" + theirs
+                                : "Add ?nodes=" + theirs + " to the URI")
+                        + ", or, once no client with the old count runs, delete the keys *" + config.keyPrefix()
+                        + "cluster:nodes (one in each of slots 2730, 8192 and 13653)");
+            }
+            confirmed++;
         }
-        String held;
-        try (BlockingConnection c = open(owner, config)) {
-            c.call("SET", key, Integer.toString(n), "NX");
-            held = Commands.text(c.call("GET", key));
-        } catch (RuntimeException e) {
-            LOG.warn(
-                    "{}: could not compare the node count {} with other clients' ({}): {}",
-                    cluster.name(),
-                    n,
-                    key,
-                    e.getMessage());
-            return;
-        }
-        if (held != null && !held.equals(Integer.toString(n))) {
-            throw new IllegalArgumentException(cluster.name() + ": other clients count this cluster as "
-                    + (held.length() <= 6 ? held : "something else") + " nodes (key " + key + "), this one as " + n
-                    + "; clients with different counts would lock different slots and could both hold a lock. Add"
-                    + " ?nodes=" + (held.matches("[0-9]{1,2}") ? held : "N") + " to the URI, or delete that key once"
-                    + " no client with the old count runs");
+        if (confirmed < 2) {
+            throw new IllegalStateException(cluster.name() + ": could not check the node count " + n + " against"
+                    + " other clients' (" + confirmed + " of the 3 records read, 2 needed: " + why + "); a client"
+                    + " that counted the cluster otherwise could hold the same locks, so this one does not start."
+                    + " Reach the masters of slots 2730, 8192 and 13653, and try again");
         }
     }
 
