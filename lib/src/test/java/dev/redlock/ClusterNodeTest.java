@@ -117,18 +117,12 @@ class ClusterNodeTest {
 
         // A waiter in the other client is woken by the release, through the slots' channels.
         long start = System.nanoTime();
-        Thread releaser = new Thread(() -> {
-            try {
-                Thread.sleep(300);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-            held.release();
-        });
-        releaser.start();
-        Lease second = lockB.tryAcquire(Duration.ofSeconds(10), LEASE).orElseThrow();
+        java.util.concurrent.CompletableFuture<java.util.Optional<Lease>> waiting =
+                lockB.tryAcquireAsync(Duration.ofSeconds(10), LEASE);
+        await().atMost(Duration.ofSeconds(5)).until(() -> b.isLocked("cluster-orders") && !waiting.isDone());
+        held.release();
+        Lease second = waiting.get().orElseThrow();
         long waitedMs = (System.nanoTime() - start) / 1_000_000;
-        releaser.join();
         second.release();
         assertTrue(waitedMs < 5_000, "the waiter got the lock after the release, waited " + waitedMs + " ms");
         assertTrue(
@@ -228,12 +222,16 @@ class ClusterNodeTest {
     }
 
     private static java.util.Optional<Lease> tryForASecondHolder(QuorumLock lockB, Lease held) throws Exception {
-        java.util.Optional<Lease> second = java.util.Optional.empty();
-        long until = System.nanoTime() + Duration.ofSeconds(5).toNanos();
-        while (second.isEmpty() && System.nanoTime() < until) {
-            AcquireResult r = lockB.attempt(Duration.ZERO, Duration.ofSeconds(5));
-            second = r.lease();
-            Thread.sleep(50); // between independent attempts, not a synchronization
+        java.util.Optional<Lease> second;
+        try {
+            second = await().atMost(Duration.ofSeconds(5))
+                    .pollInterval(Duration.ofMillis(50))
+                    .until(
+                            () -> lockB.attempt(Duration.ZERO, Duration.ofSeconds(5))
+                                    .lease(),
+                            java.util.Optional::isPresent);
+        } catch (org.awaitility.core.ConditionTimeoutException e) {
+            second = java.util.Optional.empty(); // 5 s of attempts, none granted
         }
         assertTrue(held.isValid(), "A's lease is still valid while B tries");
         second.ifPresent(Lease::release);

@@ -300,18 +300,7 @@ final class FanOutFloor implements Contender {
             if (ioThread) {
                 return runRoundWithReader(kind);
             }
-            round = kind;
-            yes = 0;
-            no = 0;
-            error = null;
-            out.flip();
-            for (int i = 0; i < channels.length; i++) {
-                ByteBuffer b = out.duplicate();
-                while (b.hasRemaining()) {
-                    channels[i].write(b);
-                }
-                expected.get(i).addLast(kind);
-            }
+            start(kind);
             while (yes < quorum && no < quorum) {
                 selector.select();
                 for (SelectionKey k : selector.selectedKeys()) {
@@ -325,22 +314,27 @@ final class FanOutFloor implements Contender {
             return yes >= quorum;
         }
 
+        /** Starts a round: resets its count and writes the command in {@link #out} to every node. */
+        private void start(Expect kind) throws IOException {
+            round = kind;
+            yes = 0;
+            no = 0;
+            error = null;
+            out.flip();
+            for (int i = 0; i < channels.length; i++) {
+                ByteBuffer b = out.duplicate();
+                while (b.hasRemaining()) {
+                    channels[i].write(b);
+                }
+                expected.get(i).addLast(kind);
+            }
+        }
+
         /** As {@link #runRound}, the replies read by the I/O thread: the caller writes, then parks until woken. */
         private boolean runRoundWithReader(Expect kind) throws IOException {
             waiter = Thread.currentThread();
             synchronized (this) {
-                round = kind;
-                yes = 0;
-                no = 0;
-                error = null;
-                out.flip();
-                for (int i = 0; i < channels.length; i++) {
-                    ByteBuffer b = out.duplicate();
-                    while (b.hasRemaining()) {
-                        channels[i].write(b);
-                    }
-                    expected.get(i).addLast(kind);
-                }
+                start(kind);
             }
             while (true) {
                 synchronized (this) {

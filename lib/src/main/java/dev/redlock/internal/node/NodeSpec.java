@@ -203,20 +203,16 @@ public final class NodeSpec {
         if (authority.isEmpty()) {
             throw malformed(field, "no sentinel address before the master name");
         }
-        List<NodeSpec> sentinels = new ArrayList<>();
-        java.util.Set<String> seen = new java.util.HashSet<>();
-        for (String one : authority.split(",", -1)) {
-            if (one.isEmpty()) {
-                throw malformed(field, "an empty sentinel address in the list (write s1:26379,s2:26379)");
-            }
-            String[] hostPort = hostAndPort(field, one, hasUserInfo, DEFAULT_SENTINEL_PORT);
-            String sentinelName = hostPort[0] + ":" + hostPort[1];
-            if (!seen.add(sentinelName.toLowerCase(Locale.ROOT))) {
-                throw malformed(field, "sentinel " + sentinelName + " is listed twice");
-            }
-            sentinels.add(new NodeSpec(
-                    sentinelName, hostPort[0], Integer.parseInt(hostPort[1]), user, password, 0, ssl, null));
-        }
+        List<NodeSpec> sentinels = servers(
+                field,
+                authority,
+                hasUserInfo,
+                DEFAULT_SENTINEL_PORT,
+                "sentinel",
+                "s1:26379,s2:26379",
+                user,
+                password,
+                ssl);
         String[] parts = path.isEmpty() ? new String[0] : path.substring(1).split("/", -1);
         if (parts.length == 0 || parts[0].isEmpty()) {
             throw malformed(field, "no master name after the sentinels (write redis-sentinel://s1:26379,s2/mymaster)");
@@ -235,6 +231,37 @@ public final class NodeSpec {
         // The first sentinel tells apart two deployments that monitor a master under the same name.
         String name = master + "(" + sentinels.get(0).name() + ")" + (db == 0 ? "" : "/" + db);
         return new NodeSpec(name, null, 0, user, password, db, ssl, null, List.copyOf(sentinels), master, null);
+    }
+
+    /**
+     * The comma-separated servers of a Sentinel or Cluster URI ({@code what}: "sentinel", "seed"), each as a plain
+     * spec with the URI's credentials and TLS; an empty or repeated entry is refused.
+     */
+    private static List<NodeSpec> servers(
+            String field,
+            String authority,
+            boolean hasUserInfo,
+            int defaultPort,
+            String what,
+            String example,
+            String user,
+            String password,
+            boolean ssl) {
+        List<NodeSpec> servers = new ArrayList<>();
+        java.util.Set<String> seen = new java.util.HashSet<>();
+        for (String one : authority.split(",", -1)) {
+            if (one.isEmpty()) {
+                throw malformed(field, "an empty " + what + " address in the list (write " + example + ")");
+            }
+            String[] hostPort = hostAndPort(field, one, hasUserInfo, defaultPort);
+            String serverName = hostPort[0] + ":" + hostPort[1];
+            if (!seen.add(serverName.toLowerCase(Locale.ROOT))) {
+                throw malformed(field, what + " " + serverName + " is listed twice");
+            }
+            servers.add(
+                    new NodeSpec(serverName, hostPort[0], Integer.parseInt(hostPort[1]), user, password, 0, ssl, null));
+        }
+        return List.copyOf(servers);
     }
 
     /** The most nodes a cluster may count as: beyond this, a lock's quorum costs more than it protects. */
@@ -256,19 +283,8 @@ public final class NodeSpec {
         if (authority.isEmpty()) {
             throw malformed(field, "no seed address (write redis-cluster://host1:7000,host2:7000/)");
         }
-        List<NodeSpec> seeds = new ArrayList<>();
-        java.util.Set<String> seen = new java.util.HashSet<>();
-        for (String one : authority.split(",", -1)) {
-            if (one.isEmpty()) {
-                throw malformed(field, "an empty seed address in the list (write host1:7000,host2:7000)");
-            }
-            String[] hostPort = hostAndPort(field, one, hasUserInfo, DEFAULT_PORT);
-            String seedName = hostPort[0] + ":" + hostPort[1];
-            if (!seen.add(seedName.toLowerCase(Locale.ROOT))) {
-                throw malformed(field, "seed " + seedName + " is listed twice");
-            }
-            seeds.add(new NodeSpec(seedName, hostPort[0], Integer.parseInt(hostPort[1]), user, password, 0, ssl, null));
-        }
+        List<NodeSpec> seeds = servers(
+                field, authority, hasUserInfo, DEFAULT_PORT, "seed", "host1:7000,host2:7000", user, password, ssl);
         if (!path.isEmpty() && !path.equals("/")) {
             throw malformed(
                     field,
