@@ -87,6 +87,14 @@ final class ConfigChecks {
                 + " twice; such nodes are safe only with it on");
     }
 
+    /** Nodes per lock, when given, must not exceed the nodes (a Redis Cluster's count is checked when expanded). */
+    static void nodesPerLock(int perLock, int nodes) {
+        if (perLock > nodes) {
+            throw new IllegalArgumentException(
+                    "nodesPerLock: must be 0 (every node) or 3 to the number of nodes (" + nodes + "), got " + perLock);
+        }
+    }
+
     static void warnOnNodeCount(int n) {
         if (n < 3) {
             LOG.warn(

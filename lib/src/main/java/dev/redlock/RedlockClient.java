@@ -309,7 +309,11 @@ public final class RedlockClient implements AutoCloseable {
      * @param names the resources' names (at least one, at most {@link QuorumSemaphore#MAX_PERMITS}); order and
      *     repeats do not matter, each name is checked as by {@link #lock(String, QuorumPolicy)}
      * @return the lock; its {@link QuorumLock#name()} lists the sorted names
-     * @throws IllegalArgumentException if {@code names} is empty or too long, or a name is not a valid lock name
+     * <p>With {@link RedlockConfig.Builder#nodesPerLock(int)} below the node count, every name must be placed on the
+     * same nodes ({@link #nodeNamesOf(String)}); a set whose names are placed apart is refused.
+     *
+     * @throws IllegalArgumentException if {@code names} is empty or too long, a name is not a valid lock name, or
+     *     (with {@code nodesPerLock}) the names are placed on different nodes
      */
     public QuorumLock multiResourceLock(java.util.Collection<String> names) {
         Objects.requireNonNull(names, "names");
@@ -327,6 +331,19 @@ public final class RedlockClient implements AutoCloseable {
         List<String> keys = new java.util.ArrayList<>(sorted.size());
         for (String name : sorted) {
             keys.add(keyOf(name));
+        }
+        // One script per node sets every key: it excludes each name's own lock only where that lock lives, so with
+        // each lock on its own nodes every name must be placed on the first one's nodes.
+        List<String> first = engine.nodeNamesOf(keys.get(0));
+        for (int i = 1; i < keys.size(); i++) {
+            List<String> other = engine.nodeNamesOf(keys.get(i));
+            if (!other.equals(first)) {
+                throw new IllegalArgumentException("names: with nodesPerLock " + config.nodesPerLock() + " each lock"
+                        + " uses its own nodes, and '" + sorted.first() + "' uses " + first + " while '"
+                        + new java.util.ArrayList<>(sorted).get(i) + "' uses " + other + "; one lock over several"
+                        + " resources needs them on the same nodes. Take their locks one by one in sorted order, or"
+                        + " use nodesPerLock 0");
+            }
         }
         return new QuorumLock(this, engine, LockRef.multi(sorted.toString(), keys, QuorumPolicy.MAJORITY));
     }
@@ -498,6 +515,19 @@ public final class RedlockClient implements AutoCloseable {
      */
     public List<String> nodeNames() {
         return config.nodeNames();
+    }
+
+    /**
+     * Returns the names of the nodes that lock {@code name} uses, in configuration order: every node, or with
+     * {@link RedlockConfig.Builder#nodesPerLock(int)} below the node count, the lock's own. A multi-resource lock uses
+     * the nodes of its first name (in sorted order); a semaphore's permits each use their own. Thread-safe.
+     *
+     * @param name the lock's name
+     * @return an unmodifiable list, as the nodes appear in that lock's outcomes
+     * @throws IllegalArgumentException if the name is not a valid lock name (see {@link #keyOf(String)})
+     */
+    public List<String> nodeNamesOf(String name) {
+        return engine.nodeNamesOf(keyOf(name));
     }
 
     /**

@@ -130,6 +130,7 @@ public final class RedlockConfig {
     private final Set<String> unverifiedIdentity;
     private final boolean checkTopology;
     private final boolean releaseNotifications;
+    private final int nodesPerLock;
     private final boolean strictTopology;
     private final Ticker ticker;
     private final List<RedlockListener> listeners;
@@ -172,6 +173,7 @@ public final class RedlockConfig {
         this.unverifiedIdentity = Set.copyOf(b.unverifiedIdentity);
         this.checkTopology = b.checkTopology;
         this.releaseNotifications = b.releaseNotifications;
+        this.nodesPerLock = b.nodesPerLock;
         this.strictTopology = b.strictTopology;
         this.ticker = b.ticker;
         this.listeners = List.copyOf(b.listeners);
@@ -216,6 +218,7 @@ public final class RedlockConfig {
         b.unverifiedIdentity.addAll(unverifiedIdentity);
         b.checkTopology = checkTopology;
         b.releaseNotifications = releaseNotifications;
+        b.nodesPerLock = nodesPerLock;
         b.strictTopology = strictTopology;
         b.ticker = ticker;
         b.listeners.addAll(listeners);
@@ -487,6 +490,27 @@ public final class RedlockConfig {
     }
 
     /**
+     * Returns how many of the nodes each lock uses: 0 (the default) for all of them. See
+     * {@link Builder#nodesPerLock(int)}.
+     *
+     * @return the nodes per lock, or 0 for all
+     */
+    public int nodesPerLock() {
+        return nodesPerLock;
+    }
+
+    /**
+     * Returns how many nodes a lock uses among {@code nodes}: {@link #nodesPerLock()}, or all of them when it is 0 or
+     * not below {@code nodes}. For the library's own use.
+     *
+     * @param nodes how many nodes the client has
+     * @return the nodes of each lock
+     */
+    public int nodesPerLock(int nodes) {
+        return nodesPerLock == 0 || nodesPerLock >= nodes ? nodes : nodesPerLock;
+    }
+
+    /**
      * Returns whether the client inspects the nodes when it is created (duplicates, replicas, eviction policy,
      * persistence) and logs what it finds. Default true.
      *
@@ -589,7 +613,8 @@ public final class RedlockConfig {
                 + maxFailedExtensions
                 + ", restartQuarantine=" + restartQuarantine + ", trustPersistentNodes=" + trustPersistentNodes
                 + ", identityCheckInterval=" + identityCheckInterval + ", maxReplyBytes=" + maxReplyBytes
-                + ", releaseNotifications=" + releaseNotifications + ", checkTopology=" + checkTopology
+                + ", releaseNotifications=" + releaseNotifications + ", nodesPerLock=" + nodesPerLock
+                + ", checkTopology=" + checkTopology
                 + ", strictTopology=" + strictTopology + ", unverifiedIdentity=" + unverifiedIdentity + ", tls=" + tls
                 + ", listeners=" + listeners.size() + "}";
     }
@@ -621,6 +646,7 @@ public final class RedlockConfig {
         private final Set<String> unverifiedIdentity = new LinkedHashSet<>();
         private boolean checkTopology = true;
         private boolean releaseNotifications = true;
+        private int nodesPerLock;
         private boolean strictTopology;
         private Ticker ticker = Ticker.system();
         private final List<RedlockListener> listeners = new java.util.ArrayList<>();
@@ -1020,6 +1046,34 @@ public final class RedlockConfig {
         }
 
         /**
+         * Sets how many of the nodes each lock uses. Default 0: every lock uses every node, as the Redlock algorithm
+         * describes.
+         *
+         * <p>With M nodes and {@code n < M}, each lock uses the n nodes that rank highest for its key by rendezvous
+         * hashing (see {@code docs/design.md}, "Beyond one quorum"), and needs a quorum of those n; the other nodes
+         * never see it. Lock capacity then grows with M: each node serves about n/M of the locks. A lock tolerates
+         * the failure of fewer than half of its own n nodes, whichever others fail.
+         *
+         * <p><strong>Every client of the same nodes must use the same n and the same node names</strong> (the names
+         * as in {@link RedlockClient#nodeNames()}, not their order): the placement is a function of the key, n and
+         * the names, and clients that compute it otherwise can each win a quorum of their own. A Redis Cluster
+         * records n beside its node count and refuses a client that differs; independent masters cannot check it.
+         *
+         * @param n the nodes per lock: 0 for all, else 3 to 99 and at most the number of nodes (checked when the
+         *     client is created for a Redis Cluster, whose node count is known then)
+         * @return this builder
+         * @throws IllegalArgumentException if {@code n} is negative, 1, 2 or above 99
+         */
+        public Builder nodesPerLock(int n) {
+            if (n != 0 && (n < 3 || n > 99)) {
+                throw new IllegalArgumentException("nodesPerLock: must be 0 (every node) or 3 to 99, got " + n
+                        + " (a lock on fewer than 3 nodes" + " tolerates no failure)");
+            }
+            this.nodesPerLock = n;
+            return this;
+        }
+
+        /**
          * Sets whether the client inspects its nodes when it is created and logs topology warnings. Default true.
          *
          * @param check whether to check at start
@@ -1163,7 +1217,9 @@ public final class RedlockConfig {
             checkLeaseTime("leaseTime", leaseTime, perNodeTimeout, driftFactor, minValidity);
             ConfigChecks.unverifiedIdentity(unverifiedIdentity, nodes);
             if (nodes.stream().noneMatch(NodeSpec::isCluster)) {
-                ConfigChecks.warnOnNodeCount(nodes.size()); // a cluster's count is known once the client finds it
+                // A cluster's count is known once the client finds it.
+                ConfigChecks.nodesPerLock(nodesPerLock, nodes.size());
+                ConfigChecks.warnOnNodeCount(nodesPerLock == 0 ? nodes.size() : nodesPerLock);
             }
             if (!restartQuarantine && nodes.stream().anyMatch(NodeSpec::isSentinelManaged)) {
                 ConfigChecks.warnFailoverUnprotected();

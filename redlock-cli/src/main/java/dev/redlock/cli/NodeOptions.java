@@ -25,7 +25,8 @@ public final class NodeOptions {
             "nodes", "--nodes",
             "perNodeTimeout", "--node-timeout",
             "connectTimeout", "--connect-timeout",
-            "leaseTime", "--lease");
+            "leaseTime", "--lease",
+            "nodesPerLock", "--nodes-per-lock");
 
     /** The start of a configuration error: {@code field: } or {@code field[i]: }. */
     private static final Pattern FIELD = Pattern.compile("([A-Za-z]+)(\\[\\d+])?: ");
@@ -65,6 +66,14 @@ public final class NodeOptions {
     Duration connectTimeout;
 
     @Option(
+            names = "--nodes-per-lock",
+            paramLabel = "N",
+            defaultValue = "${env:REDLOCK_NODES_PER_LOCK:-0}",
+            description = "How many of the nodes each lock uses, chosen by its name; must match the applications'"
+                    + " setting (0: every node; 3 to 99; default: $REDLOCK_NODES_PER_LOCK, else 0).")
+    int nodesPerLock;
+
+    @Option(
             names = "--password-file",
             paramLabel = "FILE",
             description = "Read the password of every node whose URI has none from FILE (its first line); "
@@ -74,7 +83,7 @@ public final class NodeOptions {
 
     /** The environment variables the tool reads; {@code exec} takes them out of its command's environment. */
     static final List<String> OWN_VARIABLES =
-            List.of("REDLOCK_NODES", "REDLOCK_PASSWORD", "REDLOCK_LOG", "REDLOCK_CLI_JAR");
+            List.of("REDLOCK_NODES", "REDLOCK_NODES_PER_LOCK", "REDLOCK_PASSWORD", "REDLOCK_LOG", "REDLOCK_CLI_JAR");
 
     /** Creates the options; picocli fills them in. */
     public NodeOptions() {}
@@ -189,6 +198,7 @@ public final class NodeOptions {
                             .nodes(uris)
                             .perNodeTimeout(nodeTimeout)
                             .connectTimeout(connectTimeout)
+                            .nodesPerLock(nodesPerLock)
                             .checkTopology(false))
                     .build();
         } catch (IllegalArgumentException e) {

@@ -139,6 +139,12 @@ public class RedlockProperties {
     private boolean releaseNotifications = true;
 
     /**
+     * How many of the nodes each lock uses (0: every node); below the node count, each lock uses its own nodes by
+     * rendezvous hashing of its name. Every client of the same nodes must set the same value.
+     */
+    private int nodesPerLock;
+
+    /**
      * Whether to inspect the nodes when the client is created and log what looks unsafe (duplicates, replicas,
      * eviction policy, an even or small N, a lease time that leaves little validity, refused commands).
      */
@@ -212,6 +218,7 @@ public class RedlockProperties {
                 .identityCheckInterval(identityCheckInterval)
                 .maxReplyBytes((int) Math.min(Integer.MAX_VALUE, Math.max(Integer.MIN_VALUE, replyBytes)))
                 .releaseNotifications(releaseNotifications)
+                .nodesPerLock(nodesPerLock)
                 .checkTopology(checkTopology)
                 .strictTopology(strictTopology)
                 .unverifiedIdentity(unverifiedIdentity.toArray(new String[0]))
@@ -728,6 +735,24 @@ public class RedlockProperties {
      */
     public void setReleaseNotifications(boolean releaseNotifications) {
         this.releaseNotifications = releaseNotifications;
+    }
+
+    /**
+     * Returns how many of the nodes each lock uses.
+     *
+     * @return {@code redlock.nodes-per-lock}; 0 for every node
+     */
+    public int getNodesPerLock() {
+        return nodesPerLock;
+    }
+
+    /**
+     * Sets how many of the nodes each lock uses.
+     *
+     * @param nodesPerLock {@code redlock.nodes-per-lock}: 0 (every node) or 3 to 99
+     */
+    public void setNodesPerLock(int nodesPerLock) {
+        this.nodesPerLock = nodesPerLock;
     }
 
     /**

@@ -118,6 +118,7 @@ final class RedlockPropertyNames {
                 "from " + size(RedlockConfig.MIN_MAX_REPLY_BYTES) + " to " + size(RedlockConfig.MAX_MAX_REPLY_BYTES)
                         + "; default " + size(RedlockConfig.DEFAULT_MAX_REPLY_BYTES));
         field("releaseNotifications", Form.BOOLEAN, "default true");
+        field("nodesPerLock", Form.WHOLE_NUMBER, "0 (every node) or 3 to 99, at most the node count; default 0");
         field("checkTopology", Form.BOOLEAN, "default true");
         field("strictTopology", Form.BOOLEAN, "default false");
         field("unverifiedIdentity", Form.NODE_NAMES, null);

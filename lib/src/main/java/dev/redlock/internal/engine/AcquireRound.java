@@ -27,7 +27,8 @@ final class AcquireRound extends EnginePart {
 
     Round start(LockRef ref, long t1) {
         NodeOp.Kind kind = ref.fenced() ? NodeOp.Kind.ACQUIRE_FENCED : NodeOp.Kind.ACQUIRE;
-        return new Round(kind, names, ref.policy().required(nodes.size()), t1, ticker);
+        Placement.Nodes at = placement.of(ref.key());
+        return new Round(kind, at, ref.policy().required(at.size()), t1, ticker);
     }
 
     void submit(Round round, LockRef ref, String token, long ttlMillis, long sendBy) {

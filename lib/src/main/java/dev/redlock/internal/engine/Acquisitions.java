@@ -133,7 +133,7 @@ final class Acquisitions extends EnginePart {
      * more often would only cost rounds the nodes refuse), else as a queued waiter polls.
      */
     long delayAfterJoining(LockRef ref, WaitRoom.Waiter waiter) {
-        if (waitRoom.deaf(ref.key(), ref.policy().required(nodes.size()))) {
+        if (waitRoom.deaf(ref.key(), ref.policy().required(placement.perLock()))) {
             return queuedDelay(waiter, 1);
         }
         return Tokens.jittered(
@@ -207,7 +207,8 @@ final class Acquisitions extends EnginePart {
     /** Sends {@code shape}'s leaving release, with no lease token: only the place goes (or moves). Fire-and-forget. */
     void sendLeave(LockRef shape) {
         long now = ticker.nanoTime();
-        Round round = new Round(NodeOp.Kind.RELEASE, names, nodes.size(), now, ticker);
+        Placement.Nodes at = placement.of(shape.key());
+        Round round = new Round(NodeOp.Kind.RELEASE, at, at.size(), now, ticker);
         // No lease token: the key holds a round's token, never this one. A client leaving a hand-over queue (which it
         // may do often) sends a fresh one, which its message carries, so that each of its leaves is news.
         String token = shape.handsOver() ? Tokens.next(random) : "-";

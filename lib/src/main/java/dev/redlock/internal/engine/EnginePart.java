@@ -22,6 +22,9 @@ abstract class EnginePart {
     final RedlockConfig config;
     final List<? extends NodeClient> nodes;
     final List<String> names;
+    /** Which nodes each lock uses; a round over one lock's nodes goes to {@code placement.of(key)}. */
+    final Placement placement;
+
     final Ticker ticker;
     final long perNodeTimeoutNanos;
     final long minValidityNanos;
@@ -35,6 +38,7 @@ abstract class EnginePart {
         this.config = engine.config;
         this.nodes = engine.nodes;
         this.names = engine.names;
+        this.placement = engine.placement;
         this.ticker = engine.ticker;
         this.perNodeTimeoutNanos = engine.perNodeTimeoutNanos;
         this.minValidityNanos = engine.minValidityNanos;

@@ -55,7 +55,8 @@ final class ExtendRound extends EnginePart {
         }
         long seq = lease.nextExtensionSeq();
         long waitUntil = Round.earlier(t1 + perNodeTimeoutNanos, oldDeadline);
-        Round round = new Round(NodeOp.Kind.EXTEND, names, lease.policy().required(nodes.size()), t1, ticker)
+        Placement.Nodes at = placement.of(lease.key());
+        Round round = new Round(NodeOp.Kind.EXTEND, at, lease.policy().required(at.size()), t1, ticker)
                 .dueAt(waitUntil)
                 .listener(
                         r -> done.accept(extensionEnded(lease, evaluateExtend(lease, r, ttlMillis, oldDeadline, seq))));
@@ -92,7 +93,7 @@ final class ExtendRound extends EnginePart {
         return new RoundOutcome(
                 lease.lockName(),
                 lease.policy(),
-                lease.policy().required(nodes.size()),
+                lease.policy().required(placement.perLock()),
                 List.of(),
                 0,
                 0,

@@ -28,7 +28,8 @@ final class FenceRound extends EnginePart {
      * lease's validity, {@code candidate} is larger than the token of every earlier lease of this lock.
      */
     Round start(DefaultLease lease, long candidate) {
-        return new Round(NodeOp.Kind.FENCE, names, lease.policy().required(nodes.size()), ticker.nanoTime(), ticker);
+        Placement.Nodes at = placement.of(lease.key());
+        return new Round(NodeOp.Kind.FENCE, at, lease.policy().required(at.size()), ticker.nanoTime(), ticker);
     }
 
     void submit(Round round, DefaultLease lease, long candidate) {

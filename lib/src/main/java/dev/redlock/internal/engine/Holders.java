@@ -145,7 +145,7 @@ public final class Holders extends EnginePart {
 
     private CompletableFuture<Round> write(String fields, long ttlMillis) {
         long t = ticker.nanoTime();
-        Round round = new Round(NodeOp.Kind.HOLDERS, names, nodes.size(), t, ticker);
+        Round round = new Round(NodeOp.Kind.HOLDERS, placement.all(), nodes.size(), t, ticker);
         CompletableFuture<Round> all = round.allAnswered();
         engine.fanOut(round, i -> round.op(i, key, fields, ttlMillis, t + perNodeTimeoutNanos));
         return all;

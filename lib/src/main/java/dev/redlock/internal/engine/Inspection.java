@@ -44,7 +44,8 @@ public final class Inspection extends EnginePart {
     List<NodeView> onEveryNode(NodeOp.Kind kind, String key, List<String> holders) {
         engine.ensureOpen();
         long t1 = ticker.nanoTime();
-        Round round = new Round(kind, names, nodes.size(), t1, ticker);
+        Placement.Nodes at = placement.of(key);
+        Round round = new Round(kind, at, at.size(), t1, ticker);
         CompletableFuture<Round> all = round.allAnswered();
         long sendBy = t1 + perNodeTimeoutNanos;
         engine.fanOut(round, i -> {

@@ -52,6 +52,9 @@ public final class QuorumEngine implements AutoCloseable {
     final RedlockConfig config;
     final List<? extends NodeClient> nodes;
     final List<String> names;
+    /** Which nodes each lock uses: all of them, or its top {@code nodesPerLock} by rendezvous hashing. */
+    final Placement placement;
+
     final Ticker ticker;
     final ScheduledExecutorService scheduler;
     final Executor asyncExecutor;
@@ -125,6 +128,13 @@ public final class QuorumEngine implements AutoCloseable {
         this.config = config;
         this.nodes = List.copyOf(nodes);
         this.names = nodes.stream().map(NodeClient::name).toList();
+        // Placed by the ids every client computes alike (a cluster node's slot, not the seed it was found by).
+        List<String> ids = config.nodeSpecs().size() == nodes.size()
+                ? config.nodeSpecs().stream()
+                        .map(dev.redlock.internal.node.NodeSpec::placementId)
+                        .toList()
+                : names;
+        this.placement = new Placement(this.nodes, names, ids, config.nodesPerLock(nodes.size()));
         this.ticker = config.ticker();
         this.listeners = config.listeners();
         this.scheduler = scheduler;
@@ -145,7 +155,8 @@ public final class QuorumEngine implements AutoCloseable {
                 3 * (long) Math.ceil(config.retryDelay().toMillis() * (1 + Math.min(config.retryJitter(), 0.999)))));
         this.clientId = Tokens.half(random);
         this.waitRoom = config.releaseNotifications()
-                ? new WaitRoom(Subscriptions.via(() -> subscriptions), clientId, nodes.size() / 2 + 1, roomHooks())
+                ? new WaitRoom(
+                        Subscriptions.via(() -> subscriptions), clientId, placement.perLock() / 2 + 1, roomHooks())
                 : null;
         this.acquireRound = new AcquireRound(this);
         this.fenceRound = new FenceRound(this);
@@ -185,7 +196,7 @@ public final class QuorumEngine implements AutoCloseable {
      * @return the poll, before jitter
      */
     public long waiterPollNanos() {
-        if (waitRoom == null || !waitRoom.hears(nodes.size() / 2 + 1)) {
+        if (waitRoom == null || !waitRoom.hears(placement.perLock() / 2 + 1)) {
             return config.retryDelay().toNanos();
         }
         return handOverWindowNanos / 3;
@@ -253,6 +264,14 @@ public final class QuorumEngine implements AutoCloseable {
         return names;
     }
 
+    /**
+     * The names of the nodes the lock with key {@code key} uses: every node, or with {@code nodesPerLock} below the
+     * node count, the lock's own, in configuration order.
+     */
+    public List<String> nodeNamesOf(String key) {
+        return placement.of(key).names();
+    }
+
     /** Acquires on the caller's thread; see {@link Acquisitions#acquire}. */
     public AcquireResult acquire(
             LockRef lock, long ttlMillis, long waitNanos, boolean interruptible, boolean autoExtend)
@@ -271,10 +290,11 @@ public final class QuorumEngine implements AutoCloseable {
      * node's answer already), and ends the round's submission: from then on it decides as soon as its votes do.
      */
     void fanOut(Round round, java.util.function.IntFunction<NodeOp> opFor) {
-        for (int i = 0; i < nodes.size(); i++) {
+        Placement.Nodes at = round.at() == null ? placement.all() : round.at();
+        for (int i = 0; i < at.size(); i++) {
             NodeOp op = opFor.apply(i);
             if (op != null) {
-                nodes.get(i).submit(op);
+                at.client(i).submit(op);
             }
         }
         round.endSubmit();

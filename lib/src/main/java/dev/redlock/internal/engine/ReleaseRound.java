@@ -7,6 +7,7 @@ package dev.redlock.internal.engine;
 import dev.redlock.NodeStatus;
 import dev.redlock.ReleaseResult;
 import dev.redlock.internal.Tokens;
+import dev.redlock.internal.node.NodeClient;
 import dev.redlock.internal.node.NodeOp;
 import dev.redlock.internal.script.LockRef;
 import java.util.List;
@@ -49,8 +50,8 @@ final class ReleaseRound extends EnginePart {
      */
     private Round release(DefaultLease lease, Consumer<ReleaseResult> done, boolean scheduled) {
         long t1 = ticker.nanoTime();
-        Round round =
-                new Round(NodeOp.Kind.RELEASE, names, releaseQuorum(lease), t1, ticker).dueAt(t1 + perNodeTimeoutNanos);
+        Round round = new Round(NodeOp.Kind.RELEASE, placement.of(lease.key()), releaseQuorum(lease), t1, ticker)
+                .dueAt(t1 + perNodeTimeoutNanos);
         CompletableFuture<Round> all = round.allAnswered();
         round.listener(r -> done.accept(releaseResult(lease, r, all)));
         if (scheduled && !round.expireWhenDue(engine)) {
@@ -66,7 +67,7 @@ final class ReleaseRound extends EnginePart {
      * every node for a MultiLock (which no one can take while any node still holds it).
      */
     int releaseQuorum(DefaultLease lease) {
-        return lease.policy().required(nodes.size());
+        return lease.policy().required(placement.perLock());
     }
 
     long releaseSendBy(DefaultLease lease, long now) {
@@ -117,7 +118,8 @@ final class ReleaseRound extends EnginePart {
             waitRoom.ignore(ref.key(), Tokens.prefix(token));
         }
         long now = ticker.nanoTime();
-        Round round = new Round(NodeOp.Kind.RELEASE, names, nodes.size(), now, ticker);
+        Placement.Nodes at = placement.of(ref.key());
+        Round round = new Round(NodeOp.Kind.RELEASE, at, at.size(), now, ticker);
         long sendBy = keyExpiryNanos - (now + perNodeTimeoutNanos) > 0 ? keyExpiryNanos : now + perNodeTimeoutNanos;
         CompletableFuture<?> unused = round.allAnswered()
                 .thenRun(() -> retryUnconfirmed(round, ref, false, token, ttlMillis, keyExpiryNanos, failed));
@@ -159,11 +161,12 @@ final class ReleaseRound extends EnginePart {
             long ttlMillis,
             long keyExpiryNanos,
             Round acquired) {
-        for (int i = 0; i < nodes.size(); i++) {
+        Placement.Nodes at = release.at() == null ? placement.all() : release.at();
+        for (int i = 0; i < at.size(); i++) {
             NodeStatus s = release.liveStatus(i);
             if (s != null && !confirmed(s)) {
                 retryRelease(
-                        i,
+                        at.client(i),
                         ref,
                         leaving,
                         token,
@@ -176,7 +179,7 @@ final class ReleaseRound extends EnginePart {
     }
 
     void retryRelease(
-            int i,
+            NodeClient node,
             LockRef ref,
             boolean leaving,
             String token,
@@ -193,7 +196,7 @@ final class ReleaseRound extends EnginePart {
                     if (engine.closed) {
                         return;
                     }
-                    Round retry = new Round(NodeOp.Kind.RELEASE, List.of(names.get(i)), 1, ticker.nanoTime(), ticker);
+                    Round retry = new Round(NodeOp.Kind.RELEASE, List.of(node.name()), 1, ticker.nanoTime(), ticker);
                     retry.listener(r -> {
                         NodeStatus s = r.statusAtDecision(0);
                         if (confirmed(s)) {
@@ -201,19 +204,18 @@ final class ReleaseRound extends EnginePart {
                                     "release of key {} token {}… confirmed by node {} on retry {}",
                                     ref.key(),
                                     Tokens.prefix(token),
-                                    names.get(i),
+                                    node.name(),
                                     attempt);
                         } else {
-                            retryRelease(i, ref, leaving, token, ttlMillis, keyExpiryNanos, after, attempt + 1);
+                            retryRelease(node, ref, leaving, token, ttlMillis, keyExpiryNanos, after, attempt + 1);
                         }
                     });
                     // Sent whenever the node takes it, up to the end of the retries (see worthRetrying).
                     long sendBy =
                             ticker.nanoTime() + Math.max(perNodeTimeoutNanos, TimeUnit.MILLISECONDS.toNanos(ttlMillis));
-                    nodes.get(i)
-                            .submit(retry.op(0, ref.key(), token, ttlMillis, sendBy)
-                                    .shaped(ref, leaving)
-                                    .undoing(after));
+                    node.submit(retry.op(0, ref.key(), token, ttlMillis, sendBy)
+                            .shaped(ref, leaving)
+                            .undoing(after));
                     retry.endSubmit();
                 },
                 delay);

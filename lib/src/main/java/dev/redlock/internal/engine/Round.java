@@ -33,6 +33,9 @@ public final class Round implements NodeOp.Replies {
     }
 
     private final NodeOp.Kind kind;
+    /** The nodes the round goes to; null for a round built by name only (the engine's tests): every node. */
+    private final Placement.Nodes at;
+
     private final List<String> names;
     private final int need;
     private final long startNanos;
@@ -81,6 +84,16 @@ public final class Round implements NodeOp.Replies {
     private CompletableFuture<Round> allAnswered;
 
     public Round(NodeOp.Kind kind, List<String> names, int need, long startNanos, Ticker ticker) {
+        this(kind, null, names, need, startNanos, ticker);
+    }
+
+    /** A round over the nodes of one lock (see {@link Placement}): index i is {@code at.client(i)}. */
+    Round(NodeOp.Kind kind, Placement.Nodes at, int need, long startNanos, Ticker ticker) {
+        this(kind, at, at.names(), need, startNanos, ticker);
+    }
+
+    private Round(NodeOp.Kind kind, Placement.Nodes at, List<String> names, int need, long startNanos, Ticker ticker) {
+        this.at = at;
         this.kind = kind;
         this.names = names;
         this.need = need;
@@ -102,6 +115,11 @@ public final class Round implements NodeOp.Replies {
     public Round dueAt(long nanos) {
         this.dueNanos = nanos;
         return this;
+    }
+
+    /** The nodes this round goes to, or null for every node of the engine. */
+    Placement.Nodes at() {
+        return at;
     }
 
     public long dueNanos() {

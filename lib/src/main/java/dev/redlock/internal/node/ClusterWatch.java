@@ -416,6 +416,10 @@ public final class ClusterWatch implements AutoCloseable {
                                     + " twice; a cluster as the quorum is safe only with it on",
                             cluster.name());
                 }
+                if (config.nodesPerLock() > n) {
+                    throw new IllegalArgumentException("nodesPerLock: must be 0 (every node) or 3 to the cluster's"
+                            + " node count (" + n + " for " + cluster.name() + "), got " + config.nodesPerLock());
+                }
                 agreeOnNodeCount(cluster, owners, n, config);
                 List<NodeSpec> nodes = new ArrayList<>(n);
                 for (int k = 0; k < n; k++) {
@@ -453,7 +457,9 @@ public final class ClusterWatch implements AutoCloseable {
      * @throws IllegalStateException if fewer than two records could be read
      */
     private static void agreeOnNodeCount(NodeSpec cluster, NodeSpec[] owners, int n, RedlockConfig config) {
-        String count = Integer.toString(n);
+        // With nodesPerLock below the count, the record is "count/perLock": those clients place locks otherwise.
+        int perLock = config.nodesPerLock(n);
+        String count = perLock < n ? n + "/" + perLock : Integer.toString(n);
         int confirmed = 0;
         StringBuilder why = new StringBuilder();
         for (int slot : COUNT_RECORD_SLOTS) {
@@ -477,14 +483,21 @@ public final class ClusterWatch implements AutoCloseable {
             }
             if (held != null && !held.equals(count)) {
                 boolean given = cluster.clusterNodes() > 0;
-                String theirs = held.matches("[0-9]{1,2}") ? held : "N";
-                throw new IllegalArgumentException(cluster.name() + ": other clients count this cluster as "
-                        + (held.length() <= 6 ? held : "something else") + " nodes (key " + key + "), this one as "
-                        + n + (given ? " (?nodes=" + n + ")" : " (one per master)") + "; clients with different"
-                        + " counts would lock different slots and could both hold a lock. "
-                        + (given
+                String theirs = held.matches("[0-9]{1,2}(/[0-9]{1,2})?") ? held.replaceAll("/.*", "") : "N";
+                String theirPerLock = held.matches("[0-9]{1,2}/[0-9]{1,2}") ? held.replaceAll(".*/", "") : "0";
+                String advice = theirs.equals(Integer.toString(n))
+                        ? "Set nodesPerLock to " + theirPerLock + " (0: every node)"
+                        : given
                                 ? "Change the URI's ?nodes=" + n + " to ?nodes=" + theirs
-                                : "Add ?nodes=" + theirs + " to the URI")
+                                : "Add ?nodes=" + theirs + " to the URI";
+                if (!theirs.equals(Integer.toString(n)) && !theirPerLock.equals("0")) {
+                    advice += " and set nodesPerLock to " + theirPerLock;
+                }
+                throw new IllegalArgumentException(cluster.name() + ": other clients count this cluster as "
+                        + (held.length() <= 6 ? describeCount(held) : "something else") + " (key " + key + "), this"
+                        + " one as " + describeCount(count) + (given ? " (?nodes=" + n + ")" : " (one per master)")
+                        + "; clients with different counts would lock different slots and could both hold a lock. "
+                        + advice
                         + ", or, once no client with the old count runs, delete the keys *" + config.keyPrefix()
                         + "cluster:nodes (one in each of slots 2730, 8192 and 13653)");
             }
@@ -496,6 +509,14 @@ public final class ClusterWatch implements AutoCloseable {
                     + " that counted the cluster otherwise could hold the same locks, so this one does not start."
                     + " Reach the masters of slots 2730, 8192 and 13653, and try again");
         }
+    }
+
+    /** A count record as a phrase: "5 nodes", or "10 nodes, 5 per lock". */
+    private static String describeCount(String record) {
+        int slash = record.indexOf('/');
+        return slash < 0
+                ? record + " nodes"
+                : record.substring(0, slash) + " nodes, " + record.substring(slash + 1) + " per lock";
     }
 
     /** The slot of node {@code k} of a cluster counted as {@code n} nodes: the middle of the k-th of n equal ranges. */

@@ -145,7 +145,10 @@ public final class FencingRepair implements AutoCloseable {
             return true;
         }
         List<Integer> sources;
-        if (intactNodes.size() >= QuorumPolicy.MAJORITY.required(n)) {
+        // Sources must meet every token's confirming quorum: a majority of the nodes, and when each lock uses p of
+        // the n nodes, all but fewer than p/2 + 1 of them (any p/2 + 1 nodes may be some lock's quorum).
+        int needed = Math.max(QuorumPolicy.MAJORITY.required(n), n - config.nodesPerLock(n) / 2);
+        if (intactNodes.size() >= needed) {
             sources = intactNodes;
         } else if (reachable == n) {
             sources = new ArrayList<>();

@@ -610,6 +610,14 @@ public final class NodeSpec {
         return new NodeSpec(host + ":" + port, host, port, user, password, 0, ssl, null);
     }
 
+    /**
+     * What places locks on this node when each lock uses some of the nodes: its name, or for a cluster's node its
+     * slot, which every client of the cluster computes alike whatever seeds it was given.
+     */
+    public String placementId() {
+        return isClusterSlot() ? "slot-" + slot() : name;
+    }
+
     /** Whether this is a Redis Cluster as written, not yet expanded into its slots' nodes. */
     public boolean isCluster() {
         return cluster != null && cluster.slot < 0;
