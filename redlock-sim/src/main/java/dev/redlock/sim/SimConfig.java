@@ -21,6 +21,10 @@ package dev.redlock.sim;
  *     received by then), instead of losing data to restarts without persistence or {@code FLUSHALL}
  * @param slotMoves whether each node is one hash slot of a Redis Cluster whose slot may move to another master, with
  *     its keys or (data loss) without them
+ * @param nodes how many nodes there are (5 unless each lock uses some of them)
+ * @param nodesPerLock how many of them each lock uses (0: every node)
+ * @param mixedPlacement whether every other client uses every node whatever {@code nodesPerLock} says (a negative
+ *     control: clients that place locks otherwise)
  */
 public record SimConfig(
         String name,
@@ -32,7 +36,38 @@ public record SimConfig(
         Workload workload,
         boolean notifications,
         boolean failover,
-        boolean slotMoves) {
+        boolean slotMoves,
+        int nodes,
+        int nodesPerLock,
+        boolean mixedPlacement) {
+
+    /** A configuration of five nodes, every lock on every node. */
+    public SimConfig(
+            String name,
+            boolean quarantine,
+            boolean trustPersistent,
+            boolean driftOutside,
+            boolean majorityLoss,
+            boolean insideAssumptions,
+            Workload workload,
+            boolean notifications,
+            boolean failover,
+            boolean slotMoves) {
+        this(
+                name,
+                quarantine,
+                trustPersistent,
+                driftOutside,
+                majorityLoss,
+                insideAssumptions,
+                workload,
+                notifications,
+                failover,
+                slotMoves,
+                5,
+                0,
+                false);
+    }
 
     /** What the simulated clients do. */
     public enum Workload {
@@ -97,6 +132,15 @@ public record SimConfig(
     /** Negative control: the same cluster with restart protection off. */
     public static final SimConfig CLUSTER_NO_QUARANTINE = new SimConfig(
             "cluster-no-quarantine", false, false, false, false, false, Workload.FAMILY, false, true, true);
+    /**
+     * Every fault, inside the assumptions, on seven nodes with five per lock: each lock on its own five by rendezvous
+     * hashing. At most two nodes lose data, a minority of every lock's five.
+     */
+    public static final SimConfig PLACEMENT = new SimConfig(
+            "placement", true, false, false, false, true, Workload.FAMILY, false, false, false, 7, 5, false);
+    /** Negative control: the same, with every other client placing each lock on all seven nodes. */
+    public static final SimConfig PLACEMENT_MIXED = new SimConfig(
+            "placement-mixed", true, false, false, false, false, Workload.FAMILY, false, false, false, 7, 5, true);
     /** Negative control: clocks drift beyond the drift factor. */
     public static final SimConfig DRIFT_BEYOND_FACTOR =
             new SimConfig("drift-beyond-factor", true, false, true, false, false, Workload.FAMILY, false, false, false);
@@ -114,19 +158,21 @@ public record SimConfig(
             TRUSTED_PERSISTENCE,
             FAILOVER,
             CLUSTER,
+            PLACEMENT,
             ONE_LOCK,
             DRIFT_BEYOND_FACTOR,
             NO_QUARANTINE,
             MAJORITY_LOSS,
             FAILOVER_NO_QUARANTINE,
-            CLUSTER_NO_QUARANTINE
+            CLUSTER_NO_QUARANTINE,
+            PLACEMENT_MIXED
         }) {
             if (c.name.equals(name)) {
                 return c;
             }
         }
         throw new IllegalArgumentException("sim.config: unknown configuration '" + name + "'; known: faults, "
-                + "trusted-persistence, failover, cluster, one-lock, drift-beyond-factor, no-quarantine, majority-loss, "
-                + "failover-no-quarantine, cluster-no-quarantine");
+                + "trusted-persistence, failover, cluster, placement, one-lock, drift-beyond-factor, no-quarantine, "
+                + "majority-loss, failover-no-quarantine, cluster-no-quarantine, placement-mixed");
     }
 }

@@ -49,7 +49,9 @@ import java.util.function.BooleanSupplier;
 @SuppressWarnings("FutureReturnValueIgnored")
 public final class Simulation {
 
-    static final int NODES = 5;
+    /** How many nodes the run has (five unless each lock uses some of them). */
+    private final int nodeCount;
+
     static final double DRIFT_FACTOR = 0.01;
     static final long PER_NODE_TIMEOUT_MS = 20;
     static final long ACTIVE_MS = 2_500;
@@ -218,7 +220,7 @@ public final class Simulation {
             this.wall = new WallClock(process, world.between(-30_000, 30_000));
             this.scheduler = new SimScheduler(process);
             List<String> uris = new ArrayList<>();
-            for (int i = 0; i < NODES; i++) {
+            for (int i = 0; i < nodeCount; i++) {
                 uris.add("redis://n" + i + ":6379");
             }
             RedlockConfig rc = RedlockConfig.builder()
@@ -235,6 +237,7 @@ public final class Simulation {
                     .minValidity(Duration.ofMillis(5))
                     .keyPrefix(PREFIX)
                     .restartQuarantine(config.quarantine())
+                    .nodesPerLock(config.mixedPlacement() && index % 2 == 1 ? 0 : config.nodesPerLock())
                     .trustPersistentNodes(config.trustPersistent())
                     .checkTopology(false)
                     .ticker(process::clockNanos)
@@ -245,7 +248,7 @@ public final class Simulation {
             Quarantine quarantine = SimEngine.quarantine(rc, own);
             List<NodeClient> nodes = new ArrayList<>();
             List<BooleanSupplier> reachable = new ArrayList<>();
-            for (int i = 0; i < NODES; i++) {
+            for (int i = 0; i < nodeCount; i++) {
                 SimRedis s = servers.get(i);
                 SimNodeClient client =
                         new SimNodeClient(rc.nodeNames().get(i), rc, quarantine, process, index, s, i, net);
@@ -257,7 +260,7 @@ public final class Simulation {
             this.engine = SimEngine.engine(rc, nodes, scheduler, quarantine, own, process, servers, reachable);
             if (notifications) {
                 engine.listen(onRelease -> {
-                    for (int i = 0; i < NODES; i++) {
+                    for (int i = 0; i < nodeCount; i++) {
                         subscribers.add(new SimSubscriber(
                                 rc.nodeNames().get(i), rc, process, index, servers.get(i), i, net, onRelease));
                     }
@@ -380,10 +383,11 @@ public final class Simulation {
 
     private Simulation(SimConfig config, long seed) {
         this.config = config;
+        this.nodeCount = config.nodes();
         this.seed = seed;
         this.world = new SimWorld(seed);
         this.random = world.random();
-        this.net = new SimNetwork(world, config.workload().clients(), NODES);
+        this.net = new SimNetwork(world, config.workload().clients(), nodeCount);
     }
 
     /** Runs one seed of {@code config}. */
@@ -445,7 +449,7 @@ public final class Simulation {
     }
 
     private HandOff runHandOff(boolean fair, boolean notifications) {
-        for (int i = 0; i < NODES; i++) {
+        for (int i = 0; i < nodeCount; i++) {
             servers.add(new SimRedis(world, "n" + i, rate(), random.nextLong(1L << 40), false));
         }
         Duration retry = Duration.ofSeconds(1);
@@ -514,7 +518,7 @@ public final class Simulation {
     }
 
     private SlotMove runSlotMove(boolean withKeys) {
-        for (int i = 0; i < NODES; i++) {
+        for (int i = 0; i < nodeCount; i++) {
             servers.add(new SimRedis(world, "n" + i, rate(), random.nextLong(1L << 40), false));
         }
         Client holder = new Client(0);
@@ -574,8 +578,8 @@ public final class Simulation {
     }
 
     private Result run() {
-        boolean[] persistent = new boolean[NODES];
-        for (int i = 0; i < NODES; i++) {
+        boolean[] persistent = new boolean[nodeCount];
+        for (int i = 0; i < nodeCount; i++) {
             persistent[i] = world.chance(config.trustPersistent() ? 0.6 : 0.2);
             servers.add(new SimRedis(world, "n" + i, rate(), random.nextLong(1L << 40), persistent[i]));
         }
@@ -641,8 +645,14 @@ public final class Simulation {
             defineOneLock();
             return;
         }
+        // With each lock on some of the nodes, a multi-resource lock's names must share the nodes of its first: the
+        // names b, m and n become the first of b, b1, b2, ... (and so on) placed with a.
+        String bName = besideA("b");
+        String mName = besideA("m");
+        String nName = besideA("n");
         Slot a = new Slot(new LockRef("a", LockRef.keyOf(PREFIX, "a"), QuorumPolicy.MAJORITY, false), Role.EXCLUSIVE);
-        Slot b = new Slot(new LockRef("b", LockRef.keyOf(PREFIX, "b"), QuorumPolicy.MAJORITY, true), Role.EXCLUSIVE);
+        Slot b =
+                new Slot(new LockRef(bName, LockRef.keyOf(PREFIX, bName), QuorumPolicy.MAJORITY, true), Role.EXCLUSIVE);
         Slot c = new Slot(
                 new LockRef("c", LockRef.keyOf(PREFIX, "c"), QuorumPolicy.ALL, world.chance(0.5)), Role.EXCLUSIVE);
         fairKey = LockRef.keyOf(PREFIX, "f");
@@ -659,9 +669,9 @@ public final class Simulation {
                 LockRef.readWrite("rw", rwKey, QuorumPolicy.MAJORITY, true, QUEUE_WINDOW_MS)
                         .withFencing(fencedWriters),
                 Role.WRITE);
-        Slot m1 = multi("a", "m");
-        Slot m2 = multi("m", "n");
-        Slot m3 = multi("a", "b", "n");
+        Slot m1 = multi("a", mName);
+        Slot m2 = multi(mName, nName);
+        Slot m3 = multi("a", bName, nName);
         slots.addAll(List.of(a, b, c, fair, fair, reader, reader, reader, writer, preferred, m1, m2, m3));
         probes.addAll(List.of(a, b, c, fair, reader, writer, preferred, m1, m2, m3));
     }
@@ -685,6 +695,25 @@ public final class Simulation {
         }
         slots.add(one);
         probes.add(one);
+    }
+
+    /** {@code base}, or with each lock on some nodes the first of base, base1, base2, ... placed with lock a. */
+    private String besideA(String base) {
+        if (config.nodesPerLock() == 0) {
+            return base;
+        }
+        List<String> ids = new ArrayList<>();
+        for (int i = 0; i < nodeCount; i++) {
+            ids.add("n" + i + ":6379");
+        }
+        int[] nodesOfA = QuorumEngine.placement(LockRef.keyOf(PREFIX, "a"), ids, config.nodesPerLock());
+        for (int k = 0; ; k++) {
+            String name = k == 0 ? base : base + k;
+            if (java.util.Arrays.equals(
+                    nodesOfA, QuorumEngine.placement(LockRef.keyOf(PREFIX, name), ids, config.nodesPerLock()))) {
+                return name;
+            }
+        }
     }
 
     private Slot multi(String... names) {
@@ -949,16 +978,16 @@ public final class Simulation {
     private void scheduleFaults() {
         // The nodes that may lose data: a minority inside the assumptions, a majority for the negative control.
         List<Integer> order = new ArrayList<>();
-        for (int i = 0; i < NODES; i++) {
+        for (int i = 0; i < nodeCount; i++) {
             order.add(i);
         }
-        for (int i = NODES - 1; i > 0; i--) {
+        for (int i = nodeCount - 1; i > 0; i--) {
             int j = random.nextInt(i + 1);
             order.set(i, order.set(j, order.get(i)));
         }
         // With replicas, two nodes (the most the assumptions allow) may fail over to replicas that lack writes.
         List<Integer> lossy = order.subList(
-                0, config.majorityLoss() ? NODES / 2 + 1 : config.failover() || world.chance(0.5) ? 2 : 1);
+                0, config.majorityLoss() ? nodeCount / 2 + 1 : config.failover() || world.chance(0.5) ? 2 : 1);
         int faults = (int) world.between(3, 9);
         for (int k = 0; k < faults; k++) {
             long at = world.between(50, ACTIVE_MS - 100) * MS;
@@ -986,7 +1015,7 @@ public final class Simulation {
     }
 
     private void fault(int kind, List<Integer> lossy) {
-        int node = random.nextInt(NODES);
+        int node = random.nextInt(nodeCount);
         switch (kind) {
             case 0: { // stop a node (SIGSTOP)
                 long d = world.between(5, 600) * MS;
@@ -1020,7 +1049,7 @@ public final class Simulation {
                 long d = world.between(10, 800) * MS;
                 int count = (int) world.between(1, 3);
                 for (int i = 0; i < count; i++) {
-                    int n = random.nextInt(NODES);
+                    int n = random.nextInt(nodeCount);
                     net.setCut(c, n, true);
                     world.after(d, () -> net.setCut(c, n, false));
                 }
@@ -1140,7 +1169,7 @@ public final class Simulation {
     private void heal() {
         calm();
         for (int c = 0; c < clients.size(); c++) {
-            for (int n = 0; n < NODES; n++) {
+            for (int n = 0; n < nodeCount; n++) {
                 net.setCut(c, n, false);
             }
         }
@@ -1204,8 +1233,8 @@ public final class Simulation {
             }
         }
         List<List<Long>> losses = new ArrayList<>();
-        double[] rates = new double[NODES];
-        for (int i = 0; i < NODES; i++) {
+        double[] rates = new double[nodeCount];
+        for (int i = 0; i < nodeCount; i++) {
             losses.add(servers.get(i).losses());
             rates[i] = servers.get(i).rate();
         }
@@ -1224,7 +1253,7 @@ public final class Simulation {
                         leaves,
                         losses,
                         rates,
-                        QuorumPolicy.MAJORITY.required(NODES),
+                        QuorumPolicy.MAJORITY.required(config.nodesPerLock() == 0 ? nodeCount : config.nodesPerLock()),
                         QUEUE_WINDOW_MS));
         for (CheckResult r : results) {
             if (r.validity() == CheckResult.Validity.INVALID) {

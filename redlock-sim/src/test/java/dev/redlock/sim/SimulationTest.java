@@ -31,13 +31,17 @@ import org.junit.jupiter.api.Test;
  */
 class SimulationTest {
 
-    private static final List<SimConfig> INSIDE =
-            List.of(SimConfig.FAULTS, SimConfig.TRUSTED_PERSISTENCE, SimConfig.FAILOVER, SimConfig.CLUSTER);
+    private static final List<SimConfig> INSIDE = List.of(
+            SimConfig.FAULTS,
+            SimConfig.TRUSTED_PERSISTENCE,
+            SimConfig.FAILOVER,
+            SimConfig.CLUSTER,
+            SimConfig.PLACEMENT);
     /** Inside the assumptions too, with its own seed count: a seed of it costs far more (see the README). */
     private static final SimConfig ONE_LOCK = SimConfig.ONE_LOCK;
 
-    private static final List<SimConfig> OUTSIDE =
-            List.of(SimConfig.DRIFT_BEYOND_FACTOR, SimConfig.NO_QUARANTINE, SimConfig.MAJORITY_LOSS);
+    private static final List<SimConfig> OUTSIDE = List.of(
+            SimConfig.DRIFT_BEYOND_FACTOR, SimConfig.NO_QUARANTINE, SimConfig.MAJORITY_LOSS, SimConfig.PLACEMENT_MIXED);
 
     private static String property(String name) {
         String v = System.getProperty(name);

@@ -276,13 +276,43 @@ public final class QuorumEngine implements AutoCloseable {
     public AcquireResult acquire(
             LockRef lock, long ttlMillis, long waitNanos, boolean interruptible, boolean autoExtend)
             throws InterruptedException {
+        checkPlacedTogether(lock);
         return acquisitions.acquire(lock, ttlMillis, waitNanos, interruptible, autoExtend);
     }
 
     /** Acquires without blocking the caller; see {@link Acquisitions#acquireAsync}. */
     public CompletableFuture<AcquireResult> acquireAsync(
             LockRef ref, long ttlMillis, long waitNanos, boolean autoExtend) {
+        checkPlacedTogether(ref);
         return acquisitions.acquireAsync(ref, ttlMillis, waitNanos, autoExtend);
+    }
+
+    /**
+     * A multi-resource lock sets every resource's key where its first key lives: with each lock on its own nodes,
+     * that excludes the resources' own locks only if they live there too.
+     *
+     * @throws IllegalArgumentException if a resource of {@code ref} is placed on other nodes than its first
+     */
+    private void checkPlacedTogether(LockRef ref) {
+        if (!placement.partial() || ref.kind() != LockRef.Kind.MULTI) {
+            return;
+        }
+        int[] first = placement.indices(ref.key());
+        for (String key : ref.shape().resources()) {
+            if (!java.util.Arrays.equals(first, placement.indices(key))) {
+                throw new IllegalArgumentException("a lock over several resources needs them on the same nodes, but "
+                        + key + " is placed on other nodes than " + ref.key());
+            }
+        }
+    }
+
+    /**
+     * Which of {@code ids} (the nodes' placement ids: their names, or a cluster node's slot) a lock with key {@code
+     * key} uses when each lock uses {@code perLock} of them: their indices, ascending. What every client computes; a
+     * simulation uses it to choose names that share nodes.
+     */
+    public static int[] placement(String key, List<String> ids, int perLock) {
+        return new Placement(List.of(), ids, ids, perLock).indices(key);
     }
 
     /**
