@@ -55,8 +55,12 @@ class ClusterNodeTest {
     }
 
     private RedlockClient client(Consumer<RedlockConfig.Builder> tweak) {
+        return clientOf(cluster.seedUri(), tweak);
+    }
+
+    private RedlockClient clientOf(String uri, Consumer<RedlockConfig.Builder> tweak) {
         RedlockConfig.Builder b = RedlockConfig.builder()
-                .nodes(cluster.seedUri())
+                .nodes(uri)
                 .perNodeTimeout(Duration.ofMillis(200))
                 .connectTimeout(Duration.ofMillis(250))
                 .leaseTime(LEASE)
@@ -137,6 +141,43 @@ class ClusterNodeTest {
                 RedlockConfig.builder().nodes(cluster.seedUri() + "?nodes=5").build();
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> RedlockClient.create(five));
         assertTrue(e.getMessage().contains("?nodes=3"), e.getMessage());
+    }
+
+    /**
+     * Five slot nodes, three per lock: each lock lives on its own three slots, and the count is recorded as "5/3", so
+     * a client that places locks otherwise is refused, told which setting to change.
+     */
+    @Test
+    void nodesPerLockIsRecordedWithTheCountAndAClientThatPlacesOtherwiseIsRefused() throws Exception {
+        String prefix = "per-lock:";
+        RedlockClient a =
+                clientOf(cluster.seedUri() + "?nodes=5", b -> b.nodesPerLock(3).keyPrefix(prefix));
+        assertEquals(5, a.nodeNames().size());
+        String name = "placed";
+        List<String> own = a.nodeNamesOf(name);
+        assertEquals(3, own.size(), own::toString);
+        Lease lease = a.redLock(name).tryAcquire(Duration.ofSeconds(20)).orElseThrow(); // past restart protection
+        assertEquals(
+                own, lease.acquisition().nodes().stream().map(NodeOutcome::node).toList());
+        lease.release().completion().join();
+
+        IllegalArgumentException every = assertThrows(
+                IllegalArgumentException.class,
+                () -> clientOf(cluster.seedUri() + "?nodes=5", b -> b.keyPrefix(prefix)));
+        assertTrue(every.getMessage().contains("as 5 nodes, 3 per lock"), every.getMessage());
+        assertTrue(every.getMessage().contains("Set nodesPerLock to 3"), every.getMessage());
+        IllegalArgumentException fewer = assertThrows(
+                IllegalArgumentException.class,
+                () -> client(b -> b.nodesPerLock(3).keyPrefix(prefix)));
+        assertTrue(
+                fewer.getMessage().contains("Add ?nodes=5 to the URI and set nodesPerLock to 3"), fewer.getMessage());
+        IllegalArgumentException tooMany = assertThrows(
+                IllegalArgumentException.class,
+                () -> client(b -> b.nodesPerLock(5).keyPrefix("other:")));
+        assertTrue(
+                tooMany.getMessage()
+                        .startsWith("nodesPerLock: must be 0 (every node) or 3 to the cluster's node count"),
+                tooMany.getMessage());
     }
 
     @Test
