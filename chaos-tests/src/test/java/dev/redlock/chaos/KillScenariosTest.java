@@ -67,6 +67,66 @@ class KillScenariosTest extends ChaosTestBase {
         }
     }
 
+    /**
+     * Seven masters, five per lock: the lock lives on its own five, and two of them are killed (the most its quorum
+     * survives) while a node outside it is paused. Exclusion and fencing hold, acquisitions go on with three of the
+     * lock's five, and the two masters outside its five never see its key.
+     */
+    @Test
+    void withFiveOfSevenPerLockKillingTwoOfTheLocksOwnKeepsSafetyAndLiveness() throws Exception {
+        String name = "kill-two-of-five-per-lock";
+        long seed = seed(name);
+        Random random = new Random(seed);
+        Duration duration = scaled(Duration.ofSeconds(6));
+        try (ChaosCluster cluster = ChaosCluster.start(7, new ChaosCluster.Options())) {
+            java.util.function.Consumer<dev.redlock.RedlockConfig.Builder> fivePerLock = b -> b.nodesPerLock(5);
+            LockWorkload.Settings settings = new LockWorkload.Settings()
+                    .duration(duration)
+                    .clients(4)
+                    .threads(3)
+                    .fenced(true)
+                    .config(fivePerLock);
+            List<Integer> own = new ArrayList<>();
+            List<Integer> outside = new ArrayList<>();
+            try (dev.redlock.RedlockClient probe = dev.redlock.RedlockClient.create(
+                    LockWorkload.baseConfig(cluster.uris()).nodesPerLock(5).build())) {
+                List<String> names = probe.nodeNames();
+                List<String> ofLock = probe.nodeNamesOf(settings.lock());
+                for (int i = 0; i < names.size(); i++) {
+                    (ofLock.contains(names.get(i)) ? own : outside).add(i);
+                }
+            }
+            assertEquals(5, own.size(), own::toString);
+            Collections.shuffle(own, random);
+            long killAt = duration.toMillis() / 5 + random.nextInt((int) (duration.toMillis() / 4));
+            int paused = outside.get(random.nextInt(outside.size()));
+            Nemesis nemesis = new Nemesis()
+                    .at(Duration.ofMillis(killAt), "kill node " + own.get(0), () -> cluster.kill(own.get(0)))
+                    .at(
+                            Duration.ofMillis(killAt + random.nextInt(500)),
+                            "kill node " + own.get(1),
+                            () -> cluster.kill(own.get(1)))
+                    .at(Duration.ofMillis(killAt / 2), "pause node " + paused, () -> cluster.pause(paused))
+                    .at(Duration.ofMillis(killAt + 1_000), "resume node " + paused, () -> cluster.resume(paused));
+            Run run = runWithLiveness(name, cluster, settings, nemesis, seed, duration);
+
+            assertTrue(run.allValid(), () -> run.results().toString());
+            long afterKill = run.history().ops().stream()
+                    .filter(op -> op.outcome() == Op.Outcome.OK
+                            && op.invokeNanos() - run.origin()
+                                    > Duration.ofMillis(killAt + 600).toNanos())
+                    .count();
+            assertTrue(afterKill > 0, "acquisitions continue with 3 of the lock's 5 masters");
+            for (String found : cluster.keysEverywhere("*")) {
+                int node = Integer.parseInt(found.substring(0, found.indexOf(':')));
+                assertTrue(
+                        own.contains(node) || !found.contains(settings.lock()),
+                        "a node outside the lock's five holds " + found);
+            }
+            assertNoLeftovers(cluster, settings.leaseTime());
+        }
+    }
+
     @Test
     void killMajorityStopsAcquisitionsUntilTheNodesReturn() throws Exception {
         long seed = seed("kill-majority");
