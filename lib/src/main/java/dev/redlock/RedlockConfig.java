@@ -1067,7 +1067,7 @@ public final class RedlockConfig {
         public Builder nodesPerLock(int n) {
             if (n != 0 && (n < 3 || n > 99)) {
                 throw new IllegalArgumentException("nodesPerLock: must be 0 (every node) or 3 to 99, got " + n
-                        + " (a lock on fewer than 3 nodes" + " tolerates no failure)");
+                        + " (a lock needs at least 3 to tolerate a failure)");
             }
             this.nodesPerLock = n;
             return this;

@@ -134,7 +134,20 @@ class ArgumentsIT {
         String timeout = "option '--node-timeout': ";
         String both = "option '--node-timeout' (perNodeTimeout) or '--lease' (leaseTime): ";
         String lease = "option '--lease' (leaseTime) or '--node-timeout' (perNodeTimeout): ";
+        String perLock = "option '--nodes-per-lock': ";
         List<List<String>> cases = List.of(
+                List.of(perLock, "status", "--nodes", three, "--nodes-per-lock", "2", "x"),
+                List.of(
+                        "option '--nodes-per-lock' (nodesPerLock) or '--nodes' (nodes): ",
+                        "exec",
+                        "--nodes",
+                        three,
+                        "--nodes-per-lock",
+                        "5",
+                        "--name",
+                        "x",
+                        "--",
+                        "true"),
                 List.of(nodes, "status", "--nodes", dup, "x"),
                 List.of(nodes, "exec", "--nodes", dup, "--name", "x", "--", "true"),
                 List.of(nodes, "check", "--nodes", dup),

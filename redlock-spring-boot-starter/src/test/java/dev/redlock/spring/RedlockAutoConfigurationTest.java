@@ -113,6 +113,7 @@ class RedlockAutoConfigurationTest {
                         "redlock.identity-check-interval=30s",
                         "redlock.max-reply-bytes=128KB",
                         "redlock.release-notifications=false",
+                        "redlock.nodes-per-lock=3",
                         "redlock.check-topology=false",
                         "redlock.strict-topology=true",
                         "redlock.unverified-identity=" + firstNode,
@@ -138,6 +139,9 @@ class RedlockAutoConfigurationTest {
                     assertThat(config.identityCheckInterval()).isEqualTo(Duration.ofSeconds(30));
                     assertThat(config.maxReplyBytes()).isEqualTo(128 * 1024);
                     assertThat(config.releaseNotifications()).isFalse();
+                    assertThat(config.nodesPerLock()).isEqualTo(3);
+                    assertThat(context.getBean(RedlockClient.class).nodeNamesOf("orders"))
+                            .hasSize(3);
                     assertThat(config.checkTopology()).isFalse();
                     assertThat(config.strictTopology()).isTrue();
                     assertThat(config.unverifiedIdentityNodes()).containsExactly(firstNode);
@@ -168,6 +172,7 @@ class RedlockAutoConfigurationTest {
         assertThat(fromProperties.identityCheckInterval()).isEqualTo(library.identityCheckInterval());
         assertThat(fromProperties.maxReplyBytes()).isEqualTo(library.maxReplyBytes());
         assertThat(fromProperties.releaseNotifications()).isEqualTo(library.releaseNotifications());
+        assertThat(fromProperties.nodesPerLock()).isEqualTo(library.nodesPerLock());
         assertThat(fromProperties.checkTopology()).isEqualTo(library.checkTopology());
         assertThat(fromProperties.strictTopology()).isEqualTo(library.strictTopology());
         assertThat(fromProperties.unverifiedIdentityNodes()).isEqualTo(library.unverifiedIdentityNodes());
