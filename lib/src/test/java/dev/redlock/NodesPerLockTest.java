@@ -226,6 +226,62 @@ class NodesPerLockTest {
         assertTrue(client.inspect("family-fenced").nodes().size() == 3, "an inspection reads the lock's nodes");
     }
 
+    /** The incarnation marker's {@code intact} field on node {@code i} (null without a marker). */
+    private static String intact(int i) {
+        try (redis.clients.jedis.Jedis j = REDIS.node(i).client()) {
+            return j.hget(RedlockConfig.DEFAULT_KEY_PREFIX + "node-incarnation", "intact");
+        }
+    }
+
+    /**
+     * The fencing repair copies a lock's counter only to that lock's nodes: a node outside them that lost its data
+     * is repaired without ever receiving the lock's keys.
+     */
+    @Test
+    void theFencingRepairCopiesACounterOnlyToItsLocksNodes() throws Exception {
+        RedlockClient client =
+                client(REDIS.uris(), b -> b.restartQuarantine(true).leaseTime(Duration.ofSeconds(1)));
+        String name = "repaired";
+        QuorumLock fenced = client.redLock(name).fenced();
+        Set<Integer> own = indicesOf(client.nodeNamesOf(name));
+        // Every node gets a marker, then one repair from every node marks them all intact.
+        Set<Integer> touched = new TreeSet<>();
+        for (int k = 0; touched.size() < M; k++) {
+            client.redLock("touch-" + k)
+                    .tryAcquire(Duration.ofSeconds(15))
+                    .orElseThrow()
+                    .release();
+            touched.addAll(indicesOf(client.nodeNamesOf("touch-" + k)));
+        }
+        await().atMost(Duration.ofSeconds(20)).until(() -> {
+            fenced.tryAcquire(Duration.ofSeconds(2)).orElseThrow().release();
+            return java.util.stream.IntStream.range(0, M).allMatch(i -> "1".equals(intact(i)));
+        });
+        int inside = own.iterator().next();
+        String other = null;
+        int outside = -1;
+        for (int k = 0; outside < 0; k++) {
+            for (int i : indicesOf(client.nodeNamesOf("elsewhere-" + k))) {
+                if (!own.contains(i)) {
+                    other = "elsewhere-" + k;
+                    outside = i;
+                    break;
+                }
+            }
+        }
+        String counter = client.keyOf(name) + ":fence";
+        REDIS.node(inside).flushAll();
+        REDIS.node(outside).flushAll();
+        client.redLock(other).tryAcquire(Duration.ofSeconds(5)).orElseThrow().release(); // a new marker, not intact
+        int out = outside;
+        await().atMost(Duration.ofSeconds(20)).until(() -> {
+            fenced.tryAcquire(Duration.ofSeconds(2)).orElseThrow().release(); // asks for the repair
+            return "1".equals(intact(out)) && "1".equals(intact(inside));
+        });
+        assertTrue(REDIS.node(inside).exists(counter), "the lock's node got its counter back");
+        assertFalse(REDIS.node(out).exists(counter), "node " + out + " is not one of the lock's nodes " + own);
+    }
+
     /**
      * Why every client must use the same count: a client that uses all seven nodes needs four of them, and finds
      * them beside a lock that another client holds on two of its three. (The rule's negative control.)

@@ -135,6 +135,9 @@ public final class QuorumEngine implements AutoCloseable {
                         .toList()
                 : names;
         this.placement = new Placement(this.nodes, names, ids, config.nodesPerLock(nodes.size()));
+        if (placement.partial()) {
+            repair.placement(placement::indices);
+        }
         this.ticker = config.ticker();
         this.listeners = config.listeners();
         this.scheduler = scheduler;

@@ -68,6 +68,11 @@ public final class FencingRepair implements AutoCloseable {
     private final AtomicBoolean running = new AtomicBoolean();
     private volatile long notBefore;
     private volatile boolean closed;
+    /**
+     * Which nodes each lock uses (configuration indices, by lock key), when each uses some of them: a counter is
+     * copied only to the nodes of its lock, so the other masters never hold its keys. Null: every node.
+     */
+    private volatile java.util.function.Function<String, int[]> placement;
 
     public FencingRepair(RedlockConfig config, Quarantine quarantine, String threadName) {
         this(config, quarantine, new Connections(config, threadName));
@@ -121,6 +126,14 @@ public final class FencingRepair implements AutoCloseable {
             }
             running.set(false);
         }
+    }
+
+    /**
+     * Copies each counter only to the nodes of its lock ({@code nodesOf} gives them, by lock key, as configuration
+     * indices); call before the first request.
+     */
+    public void placement(java.util.function.Function<String, int[]> nodesOf) {
+        this.placement = nodesOf;
     }
 
     /** Returns true when every node's counters are intact at the end. */
@@ -218,7 +231,13 @@ public final class FencingRepair implements AutoCloseable {
                         }
                     }
                     done.put(key, max);
+                    java.util.function.Function<String, int[]> nodesOf = placement;
+                    int[] of =
+                            nodesOf == null ? null : nodesOf.apply(key.substring(0, key.length() - ":fence".length()));
                     for (int t : targets) {
+                        if (of != null && java.util.Arrays.binarySearch(of, t) < 0) {
+                            continue; // not one of this lock's nodes
+                        }
                         script(
                                 nodes.get(t),
                                 LuaScript.REPAIR,
