@@ -95,7 +95,17 @@ final class ConfigChecks {
         }
     }
 
-    static void warnOnNodeCount(int n) {
+    static void warnOnNodeCount(int n, int perLock) {
+        if (perLock != 0 && perLock % 2 == 0) {
+            LOG.warn(
+                    "nodesPerLock {}: an even n tolerates no more failures than n-1 ({}); prefer an odd n",
+                    perLock,
+                    QuorumPolicy.MAJORITY.tolerated(perLock));
+            return;
+        }
+        if (perLock != 0) {
+            return; // each lock's own n is what a quorum counts
+        }
         if (n < 3) {
             LOG.warn(
                     "{} node(s) configured: a RedLock needs at least 3 independent masters to survive a node "

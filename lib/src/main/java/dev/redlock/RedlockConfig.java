@@ -1219,7 +1219,7 @@ public final class RedlockConfig {
             if (nodes.stream().noneMatch(NodeSpec::isCluster)) {
                 // A cluster's count is known once the client finds it.
                 ConfigChecks.nodesPerLock(nodesPerLock, nodes.size());
-                ConfigChecks.warnOnNodeCount(nodesPerLock == 0 ? nodes.size() : nodesPerLock);
+                ConfigChecks.warnOnNodeCount(nodes.size(), nodesPerLock);
             }
             if (!restartQuarantine && nodes.stream().anyMatch(NodeSpec::isSentinelManaged)) {
                 ConfigChecks.warnFailoverUnprotected();

@@ -163,13 +163,16 @@ public final class TopologyCheck {
     /** The checks that need no I/O: the number of nodes and the lease time against the per-node timeout. */
     static List<String> configurationWarnings(RedlockConfig config) {
         List<String> out = new ArrayList<>();
-        int n = config.nodeSpecs().size();
+        int all = config.nodeSpecs().size();
+        // With each lock on some of the nodes, a lock's quorum is of its own n: that is the count that matters.
+        int n = config.nodesPerLock(all);
+        String counted = n < all ? "nodesPerLock " + n + " of " + all + " nodes" : n + " nodes configured";
         if (n < 3) {
             out.add(n + " node(s) configured: Redlock needs at least 3 independent masters to survive the failure of "
                     + "one");
         } else if (n % 2 == 0) {
-            out.add(n + " nodes configured: an even N tolerates no more failures than N-1 ("
-                    + QuorumPolicy.MAJORITY.tolerated(n) + "); prefer an odd N");
+            out.add(counted + ": an even N tolerates no more failures than N-1 (" + QuorumPolicy.MAJORITY.tolerated(n)
+                    + "); prefer an odd N");
         }
         long ttl = config.leaseTime().toNanos();
         long drift = config.driftNanos(ttl);
