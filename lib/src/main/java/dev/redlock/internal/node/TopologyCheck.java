@@ -103,16 +103,18 @@ public final class TopologyCheck {
                 standingOut.add("node " + f.name + ": " + q);
             }
         }
-        return TopologyReport.of(problems, unchecked, failures, standingOut, noQuorum(facts));
+        return TopologyReport.of(
+                problems, unchecked, failures, standingOut, noQuorum(facts, config.nodesPerLock(facts.size())));
     }
 
     /**
      * A sentence when fewer nodes than a RedLock's majority can take part now (not reached, authentication refused, or
      * unable to vote or release), naming each and why; null when a majority can.
      */
-    private static String noQuorum(List<NodeFacts> facts) {
+    private static String noQuorum(List<NodeFacts> facts, int perLock) {
         int n = facts.size();
-        int need = QuorumPolicy.MAJORITY.required(n);
+        // With each lock on perLock of the n nodes, no lock has a quorum once fewer than a quorum of perLock remain.
+        int need = QuorumPolicy.MAJORITY.required(perLock);
         List<String> out = new ArrayList<>();
         for (NodeFacts f : facts) {
             if (f.down != null) {
@@ -127,7 +129,8 @@ public final class TopologyCheck {
         }
         return "no lock can be acquired now: " + usable + " of " + n + " nodes can take part, and a RedLock needs "
                 + need
-                + " (a MultiLock all " + n + "); not available: " + String.join(", ", out)
+                + (perLock < n ? " of its " + perLock : "")
+                + " (a MultiLock all " + perLock + "); not available: " + String.join(", ", out)
                 + ". Start or reach the nodes, fix their credentials, or wait out restart protection, until at least "
                 + need + " can";
     }
