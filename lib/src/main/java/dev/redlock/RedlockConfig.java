@@ -1057,7 +1057,10 @@ public final class RedlockConfig {
          * <p><strong>Every client of the same nodes must use the same n and the same node names</strong> (the names
          * as in {@link RedlockClient#nodeNames()}, not their order): the placement is a function of the key, n and
          * the names, and clients that compute it otherwise can each win a quorum of their own. A Redis Cluster
-         * records n beside its node count and refuses a client that differs; independent masters cannot check it.
+         * records n beside its node count and refuses a client that differs; with independent masters it is not
+         * checked. Changing n, or the nodes while n is below their count, moves locks: stop every client first, and
+         * with fenced locks synchronise the fencing counters (see {@code docs/operations.md}), or a token can go back
+         * once.
          *
          * @param n the nodes per lock: 0 for all, else 3 to 99 and at most the number of nodes (checked when the
          *     client is created for a Redis Cluster, whose node count is known then)

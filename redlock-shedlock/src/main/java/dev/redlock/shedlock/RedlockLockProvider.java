@@ -127,7 +127,9 @@ public final class RedlockLockProvider implements ExtensibleLockProvider {
         this.namePrefix = Objects.requireNonNull(namePrefix, "namePrefix");
         client.keyOf(namePrefix + "x"); // checks the prefix as part of a name
         this.minimumLockAtMostFor = minimumLeaseTime(client.config());
-        this.quorum = QuorumPolicy.MAJORITY.required(client.nodeNames().size());
+        // A lock's quorum is of its own nodes: all of them, or nodesPerLock of them.
+        this.quorum = QuorumPolicy.MAJORITY.required(
+                client.config().nodesPerLock(client.nodeNames().size()));
     }
 
     /**

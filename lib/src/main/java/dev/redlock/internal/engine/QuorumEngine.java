@@ -134,6 +134,9 @@ public final class QuorumEngine implements AutoCloseable {
                         .map(dev.redlock.internal.node.NodeSpec::placementId)
                         .toList()
                 : names;
+        if (new java.util.HashSet<>(ids).size() != ids.size()) {
+            ids = names; // two Sentinel-managed masters of one name in two deployments: their names tell them apart
+        }
         this.placement = new Placement(this.nodes, names, ids, config.nodesPerLock(nodes.size()));
         if (placement.partial()) {
             repair.placement(placement::indices);

@@ -611,11 +611,22 @@ public final class NodeSpec {
     }
 
     /**
-     * What places locks on this node when each lock uses some of the nodes: its name, or for a cluster's node its
-     * slot, which every client of the cluster computes alike whatever seeds it was given.
+     * What places locks on this node when each lock uses some of the nodes: its name with the host in lower case; for
+     * a cluster's node its slot, and for a Sentinel-managed master its master name (and database), which every client
+     * computes alike whatever seeds or sentinels it was given and in whatever order.
      */
     public String placementId() {
-        return isClusterSlot() ? "slot-" + slot() : name;
+        if (isClusterSlot()) {
+            return "slot-" + slot();
+        }
+        if (masterName != null) {
+            // The master's name, not the sentinels: clients may list them in another order, or others of them.
+            return "sentinel:" + masterName + (database == 0 ? "" : "/" + database);
+        }
+        if (host != null && name.equals(host + ":" + port + (database == 0 ? "" : "/" + database))) {
+            return name.toLowerCase(java.util.Locale.ROOT); // host names are case-insensitive
+        }
+        return name;
     }
 
     /** Whether this is a Redis Cluster as written, not yet expanded into its slots' nodes. */

@@ -72,6 +72,25 @@ class PlacementTest {
         assertEquals(0xaf63dc4c8601ec8cL, Placement.fnv("a"));
     }
 
+    /** Clients that spell a node otherwise place locks alike: host case, and the order or choice of sentinels. */
+    @Test
+    void aNodesPlacementIdIgnoresHostCaseAndWhichSentinelsAreListed() {
+        assertEquals(
+                dev.redlock.internal.node.NodeSpec.parse("n", "redis://redis1.example:6379")
+                        .placementId(),
+                dev.redlock.internal.node.NodeSpec.parse("n", "redis://Redis1.EXAMPLE:6379")
+                        .placementId());
+        assertEquals(
+                dev.redlock.internal.node.NodeSpec.parse("n", "redis-sentinel://s1,s2,s3/orders")
+                        .placementId(),
+                dev.redlock.internal.node.NodeSpec.parse("n", "redis-sentinel://S3,s2/orders")
+                        .placementId());
+        assertEquals(
+                "sentinel:orders/2",
+                dev.redlock.internal.node.NodeSpec.parse("n", "redis-sentinel://s1/orders/2")
+                        .placementId());
+    }
+
     @Test
     void locksSpreadEvenlyOverTheNodes() {
         int m = 10;

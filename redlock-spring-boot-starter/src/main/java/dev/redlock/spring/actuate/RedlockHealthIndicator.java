@@ -4,7 +4,6 @@
  */
 package dev.redlock.spring.actuate;
 
-import dev.redlock.LockInfo;
 import dev.redlock.NodeOutcome;
 import dev.redlock.NodeStatus;
 import dev.redlock.RedlockClient;
@@ -26,7 +25,8 @@ import org.springframework.boot.actuate.health.Health;
 
 /**
  * Health of a {@link RedlockClient}: {@code UP} while a quorum ({@code N/2 + 1}) of its nodes answers, {@code DOWN}
- * otherwise or once the client is closed.
+ * otherwise or once the client is closed. With {@code nodesPerLock} n of the N nodes, {@code quorum} is {@code n/2 + 1}
+ * and it is {@code UP} while every lock has one: no more than {@code n - (n/2 + 1)} nodes are down.
  *
  * <p>Each call reads one probe key on every node in parallel through the client's own connections
  * ({@link RedlockClient#inspect(String)}), so it takes at most one per-node timeout and changes nothing on the nodes.
@@ -58,6 +58,9 @@ public class RedlockHealthIndicator extends AbstractHealthIndicator implements D
     public static final String PROBE_LOCK = "redlock-health-probe";
 
     private final RedlockClient client;
+    /** Probe lock names whose nodes cover every node: one, unless each lock uses some of the nodes. */
+    private final java.util.List<String> probes;
+
     private final Duration topologyCheckInterval;
     private final Clock clock;
     private final ThreadPoolExecutor topologyExecutor;
@@ -84,6 +87,7 @@ public class RedlockHealthIndicator extends AbstractHealthIndicator implements D
     public RedlockHealthIndicator(RedlockClient client, Duration topologyCheckInterval) {
         super("Redlock health check failed");
         this.client = Objects.requireNonNull(client, "client");
+        this.probes = probesCoveringEveryNode(client);
         this.topologyCheckInterval = Objects.requireNonNull(topologyCheckInterval, "topologyCheckInterval");
         if (topologyCheckInterval.isNegative()) {
             throw new IllegalArgumentException("topologyCheckInterval: must be >= 0, got " + topologyCheckInterval);
@@ -105,12 +109,21 @@ public class RedlockHealthIndicator extends AbstractHealthIndicator implements D
             builder.down().withDetail("error", "the Redlock client is closed");
             return;
         }
-        LockInfo probe = client.inspect(PROBE_LOCK);
+        Map<String, NodeOutcome> outcomes = new java.util.HashMap<>();
+        for (String name : probes) {
+            for (NodeOutcome o : client.inspect(name).nodes()) {
+                outcomes.putIfAbsent(o.node(), o);
+            }
+        }
         Map<String, String> protection = client.restartProtection();
         Map<String, Object> nodes = new LinkedHashMap<>();
         int reachable = 0;
         int voting = 0;
-        for (NodeOutcome outcome : probe.nodes()) {
+        for (String nodeName : client.nodeNames()) {
+            NodeOutcome outcome = outcomes.get(nodeName);
+            if (outcome == null) {
+                continue;
+            }
             Map<String, Object> node = new LinkedHashMap<>();
             if (answered(outcome.status())) {
                 reachable++;
@@ -132,9 +145,11 @@ public class RedlockHealthIndicator extends AbstractHealthIndicator implements D
             node.put("latencyMicros", outcome.latency().toNanos() / 1_000);
             nodes.put(outcome.node(), node);
         }
-        int total = probe.nodes().size();
-        int quorum = total / 2 + 1;
-        if (reachable >= quorum) {
+        int total = client.nodeNames().size();
+        int perLock = client.config().nodesPerLock(total);
+        int quorum = perLock / 2 + 1;
+        // Every lock has a quorum while no more of the nodes are down than a lock's own nodes can spare.
+        if (total - reachable <= perLock - quorum) {
             builder.up();
         } else {
             builder.down();
@@ -150,6 +165,20 @@ public class RedlockHealthIndicator extends AbstractHealthIndicator implements D
         if (!topologyCheckInterval.isZero()) {
             builder.withDetail("topology", topologyDetails());
         }
+    }
+
+    /** The probe lock, and with each lock on some of the nodes, more probe names until their nodes cover all. */
+    private static java.util.List<String> probesCoveringEveryNode(RedlockClient client) {
+        java.util.List<String> names = new java.util.ArrayList<>(java.util.List.of(PROBE_LOCK));
+        java.util.Set<String> covered = new java.util.HashSet<>(client.nodeNamesOf(PROBE_LOCK));
+        for (int k = 1; covered.size() < client.nodeNames().size() && k < 10_000; k++) {
+            java.util.List<String> of = client.nodeNamesOf(PROBE_LOCK + "-" + k);
+            if (!covered.containsAll(of)) {
+                names.add(PROBE_LOCK + "-" + k);
+                covered.addAll(of);
+            }
+        }
+        return java.util.List.copyOf(names);
     }
 
     /** A node answered about the key: present (TAKEN) or absent (ALREADY_EXPIRED). */

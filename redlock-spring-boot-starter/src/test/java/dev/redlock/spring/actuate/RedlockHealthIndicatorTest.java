@@ -82,6 +82,38 @@ class RedlockHealthIndicatorTest {
     }
 
     /**
+     * Three nodes per lock: every node is probed (not only one lock's three), the quorum is a lock's (2), and the
+     * status stays UP while every lock has one: one node down of five, not two.
+     */
+    @Test
+    void withNodesPerLockEveryNodeIsProbedAndUpMeansEveryLockHasAQuorum() {
+        runner.withPropertyValues("redlock.nodes-per-lock=3", "redlock.circuit-open-duration=200ms")
+                .run(context -> {
+                    RedlockHealthIndicator indicator =
+                            context.getBean("redlockHealthIndicator", RedlockHealthIndicator.class);
+                    RedlockClient client = context.getBean(RedlockClient.class);
+                    Health up = indicator.health();
+                    assertThat(up.getStatus()).isEqualTo(Status.UP);
+                    assertThat(up.getDetails()).containsEntry("quorum", 2).containsEntry("total", 5);
+                    assertThat(nodes(up)).containsOnlyKeys(client.nodeNames());
+                    try {
+                        REDIS.node(0).kill();
+                        await().atMost(Duration.ofSeconds(5))
+                                .until(() -> Integer.valueOf(4)
+                                        .equals(indicator.health().getDetails().get("reachable")));
+                        assertThat(indicator.health().getStatus()).isEqualTo(Status.UP);
+                        REDIS.node(1).kill();
+                        Health down = await().atMost(Duration.ofSeconds(5))
+                                .until(indicator::health, h -> Status.DOWN.equals(h.getStatus()));
+                        assertThat(down.getDetails()).containsEntry("reachable", 3);
+                    } finally {
+                        REDIS.node(0).restart();
+                        REDIS.node(1).restart();
+                    }
+                });
+    }
+
+    /**
      * Freshly started masters: restart protection keeps their votes out for about a lease. The status stays UP (they
      * vote by themselves soon), but each node says why and for how long, and {@code voting} says no lock can be had.
      */
