@@ -257,7 +257,10 @@ class InputValidationTest extends RedisBackedTest {
                 .tryAcquire(Duration.ZERO, Duration.ofMillis(800))
                 .orElseThrow();
         Lease lease = c.redLock(name).tryAcquire().orElseThrow();
-        assertReleased(lease);
+        // The holder's key expires on each node at its own moment: a node whose copy outlived the round that granted
+        // the lease may still hold it at the release (owned by another), which is not a failure.
+        ReleaseResult r = lease.release();
+        assertTrue(r.released() > 0 && r.failed() == 0, r::toString);
     }
 
     @Test
