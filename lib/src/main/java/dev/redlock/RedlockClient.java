@@ -306,12 +306,12 @@ public final class RedlockClient implements AutoCloseable {
      * the set's first name (in sorted order) and otherwise poll, never sleeping past the time the busiest resource's
      * holder expires.
      *
-     * @param names the resources' names (at least one, at most {@link QuorumSemaphore#MAX_PERMITS}); order and
-     *     repeats do not matter, each name is checked as by {@link #lock(String, QuorumPolicy)}
-     * @return the lock; its {@link QuorumLock#name()} lists the sorted names
      * <p>With {@link RedlockConfig.Builder#nodesPerLock(int)} below the node count, every name must be placed on the
      * same nodes ({@link #nodeNamesOf(String)}); a set whose names are placed apart is refused.
      *
+     * @param names the resources' names (at least one, at most {@link QuorumSemaphore#MAX_PERMITS}); order and
+     *     repeats do not matter, each name is checked as by {@link #lock(String, QuorumPolicy)}
+     * @return the lock; its {@link QuorumLock#name()} lists the sorted names
      * @throws IllegalArgumentException if {@code names} is empty or too long, a name is not a valid lock name, or
      *     (with {@code nodesPerLock}) the names are placed on different nodes
      */

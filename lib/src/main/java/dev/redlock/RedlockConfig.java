@@ -1059,8 +1059,9 @@ public final class RedlockConfig {
          * the names, and clients that compute it otherwise can each win a quorum of their own. A Redis Cluster
          * records n beside its node count and refuses a client that differs; with independent masters it is not
          * checked. Changing n, or the nodes while n is below their count, moves locks: stop every client first, and
-         * with fenced locks synchronise the fencing counters (see {@code docs/operations.md}), or a token can go back
-         * once.
+         * with fenced locks synchronise the fencing counters (see {@code docs/operations.md}, "More masters than one
+         * quorum"), or a token can go back once. A count above the nodes is refused by {@link #build()} for
+         * independent masters, and when the client is created for a Redis Cluster, whose node count is known then.
          *
          * @param n the nodes per lock: 0 for all, else 3 to 99 and at most the number of nodes (checked when the
          *     client is created for a Redis Cluster, whose node count is known then)
