@@ -583,12 +583,37 @@ public final class RedisClusterGroup implements AutoCloseable {
         } catch (JedisException e) {
             throw new IllegalStateException("Cannot move slot " + slot + " to " + to, e);
         }
+        try {
+            awaitOwner(slot, to, toId, timeout);
+        } catch (IllegalStateException notAgreed) {
+            // On a loaded machine a node can keep an older claim (another configuration epoch) past the wait: claim the
+            // slot again with a newer epoch on every reachable master, and wait once more.
+            LOG.debug("slot {} not agreed on in {}; claiming it for {} again", slot, timeout, to);
+            try {
+                try (Jedis jedis = to.client()) {
+                    jedis.clusterBumpEpoch();
+                }
+                for (NodeEntry e : anyView().values()) {
+                    RedisServer other = nodeWithId(e.id);
+                    if (other != null && e.flags.contains("master") && !e.flags.contains("fail") && reachable(other)) {
+                        setSlotNode(other, slot, toId);
+                    }
+                }
+            } catch (JedisException e) {
+                notAgreed.addSuppressed(e);
+                throw notAgreed;
+            }
+            awaitOwner(slot, to, toId, timeout);
+        }
+        LOG.debug("Moved slot {} from {} to {} {} its keys", slot, from, to, withKeys ? "with" : "without");
+    }
+
+    private void awaitOwner(int slot, RedisServer to, String toId, Duration timeout) {
         Await.until(timeout, "every node agreeing that " + to + " serves slot " + slot, () -> {
             Map<String, NodeEntry> agreed = agreedView();
             check(toId.equals(ownerOf(agreed, slot)), "slot " + slot + " is served by " + ownerOf(agreed, slot));
             return null;
         });
-        LOG.debug("Moved slot {} from {} to {} {} its keys", slot, from, to, withKeys ? "with" : "without");
     }
 
     private void migrateKeys(int slot, RedisServer from, String fromId, RedisServer to, String toId) {
