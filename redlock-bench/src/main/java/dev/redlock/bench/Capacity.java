@@ -368,7 +368,8 @@ public final class Capacity {
                         complete &= there || !own;
                     }
                     if (!complete) {
-                        Thread.sleep(5);
+                        java.util.concurrent.locks.LockSupport.parkNanos(
+                                5_000_000L); // a short poll within CHECK_SETTLE
                     }
                 } while (!complete && System.nanoTime() - deadline < 0);
                 outside += sawOutside ? 1 : 0;
