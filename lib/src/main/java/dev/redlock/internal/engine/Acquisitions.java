@@ -197,11 +197,13 @@ final class Acquisitions extends EnginePart {
         if (ref.handsOver()) {
             // The client's place moves to its next waiter's, or leaves with its last one; the nodes tell the waiters.
             leaving = ref.handingOver(waitRoom.nextPlace(ref.key(), null));
-        } else if (waitRoom != null) {
-            // Waiters of this client that its place (or a writer's entry) held back may get in now.
-            waitRoom.released(ref.key(), null);
         }
         sendLeave(leaving);
+        if (!ref.handsOver() && waitRoom != null) {
+            // Waiters of this client that its place (or a writer's entry) held back may get in now. After the leave
+            // was queued: each node's connection then runs it before the round this wakes.
+            waitRoom.released(ref.key(), null);
+        }
     }
 
     /** Sends {@code shape}'s leaving release, with no lease token: only the place goes (or moves). Fire-and-forget. */

@@ -79,6 +79,9 @@ final class WaitRoom {
         }
     }
 
+    /** How a leave's message starts (see {@code release.lua}); a token's prefix never does (hex digits). */
+    static final String LEFT = "~";
+
     /** How many recent releases of a key are remembered: a node's notification may come after later releases. */
     private static final int RECENT_RELEASES = 16;
 
@@ -435,7 +438,11 @@ final class WaitRoom {
             } else if (head == null || (release != null && release.equals(q.ownRelease))) {
                 q.othersFirst = false; // nobody queues, or this client's own release named it: nobody else is ahead
             }
-            if (foreign || (release != null && !q.use(release, head == null ? 1 : quorum))) {
+            // A holder's release wakes at its first report: the nodes that have not run it yet usually have by the
+            // time the round reaches them. A leave (a writer giving up) wakes only once a majority ran it: it comes
+            // with no hand-over, so a waiter refused by a node that had not would sleep out its retry delay.
+            int enough = head == null && (release == null || !release.startsWith(LEFT)) ? 1 : quorum;
+            if (foreign || (release != null && !q.use(release, enough))) {
                 // Another client's turn; or signalled already (by this client's release, or by enough nodes); or not
                 // yet reported by enough nodes.
                 return q;

@@ -94,6 +94,32 @@ class WaitRoomTest {
         assertTrue(room.wakesOwnAtRelease("k", "t4"));
     }
 
+    /**
+     * A waiter leaving a free lock's queue (a preferred writer giving up) is news only once a majority of the lock's
+     * nodes has run its leave: woken by the first node's report, a waiter asks the others while they still hold the
+     * entry, is refused, and the later reports of the same leave wake nobody, so it sleeps out its retry delay with
+     * the lock free. A holder's release still wakes at the first report (its hand-over latency).
+     */
+    @Test
+    void aLeaveWakesOnceAMajorityOfTheNodesReportedIt() {
+        WaitRoom threeNodes = new WaitRoom(Subscriptions.NONE, "c0ffee00c0ffee00", 2, WaitRoom.NO_HOOKS);
+        threeNodes.joinAsync("k", () -> woken.add("reader"), true);
+        threeNodes.released("k", WaitRoom.LEFT + "abcdef01");
+        assertEquals(List.of(), woken, "one node of three ran the leave: the other two still refuse");
+        threeNodes.released("k", WaitRoom.LEFT + "abcdef01");
+        assertEquals(List.of("reader"), woken);
+        threeNodes.released("k", WaitRoom.LEFT + "abcdef01");
+        assertEquals(List.of("reader"), woken, "woken once");
+    }
+
+    @Test
+    void aHolderReleaseWakesAtItsFirstReport() {
+        WaitRoom threeNodes = new WaitRoom(Subscriptions.NONE, "c0ffee00c0ffee00", 2, WaitRoom.NO_HOOKS);
+        threeNodes.joinAsync("k", () -> woken.add("a"));
+        threeNodes.released("k", "t1");
+        assertEquals(List.of("a"), woken);
+    }
+
     @Test
     void aReleaseNamingAFairWaiterWakesThatWaiterEvenIfItIsNotTheOldest() {
         room.joinAsyncAt("k", () -> woken.add("old"), 10, "aaaaaaaaaaaaaaaa0000000000000000");
