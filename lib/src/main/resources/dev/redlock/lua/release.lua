@@ -41,8 +41,7 @@
 -- its waiter at once). PUBLISH goes
 -- through pcall: a node whose ACL refuses it still releases (its waiters poll), and the reply is the release's own.
 -- A reader publishes on the writer's key, and only as the last reader leaves: that is what a writer waits for. A
--- waiter leaving the queue of a free lock publishes '~' and its id's first 8 characters: it may have held others back
--- (the mark tells waiters to wait for a majority of nodes to report it, as only then does a round get past it).
+-- waiter leaving the queue of a free lock publishes its id's first 8 characters: it may have held others back.
 --
 -- Returns  1 released (the key held our token and is now gone)
 --          0 absent   (the key had already expired or was never set here)
@@ -195,7 +194,7 @@ end
 if left == 1 and current == false then
   -- A waiter left a free lock's queue (it gave up): those it held back (readers behind a preferred writer, the next
   -- place of a fair queue) may get in now.
-  tell('~' .. string.sub(kind == 'q' and ARGV[1] or spec[3], 1, 8)) -- a client leaves with a token of its own
+  tell(string.sub(kind == 'q' and ARGV[1] or spec[3], 1, 8)) -- a client leaves with a token of its own
 end
 bury()
 if current == false then

@@ -202,7 +202,7 @@ final class Acquisitions extends EnginePart {
         if (!ref.handsOver() && waitRoom != null) {
             // Waiters of this client that its place (or a writer's entry) held back may get in now. After the leave
             // was queued: each node's connection then runs it before the round this wakes.
-            waitRoom.released(ref.key(), null);
+            waitRoom.releasedHere(ref.key(), null);
         }
     }
 

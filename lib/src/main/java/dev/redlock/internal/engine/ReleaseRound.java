@@ -266,7 +266,7 @@ final class ReleaseRound extends EnginePart {
             // Wake this client's longest waiter now, not when the release is confirmed: its acquire goes out behind
             // the release on each node's one connection, so every node runs the release first, and the hand-off
             // costs one round trip instead of two. (The nodes' notifications of this release are deduplicated.)
-            waitRoom.released(lease.key(), Tokens.prefix(lease.token()));
+            waitRoom.releasedHere(lease.key(), Tokens.prefix(lease.token()));
         }
     }
 

@@ -79,9 +79,6 @@ final class WaitRoom {
         }
     }
 
-    /** How a leave's message starts (see {@code release.lua}); a token's prefix never does (hex digits). */
-    static final String LEFT = "~";
-
     /** How many recent releases of a key are remembered: a node's notification may come after later releases. */
     private static final int RECENT_RELEASES = 16;
 
@@ -232,7 +229,7 @@ final class WaitRoom {
         boolean mine = channel.length() > clientId.length()
                 && channel.endsWith(clientId)
                 && channel.charAt(channel.length() - clientId.length() - 1) == '}';
-        released(mine ? channel.substring(0, channel.length() - clientId.length()) : channel, message);
+        released(mine ? channel.substring(0, channel.length() - clientId.length()) : channel, message, false);
     }
 
     /** Whether this client hears releases from at least {@code quorum} nodes now. */
@@ -401,9 +398,26 @@ final class WaitRoom {
      * key, a space and the head's id (see {@code release.lua}); null for a release of this client's with nothing to
      * tell apart. Wakes the named waiter: a fair waiter of this client by its id, this client's oldest waiter without
      * a signal when the head is this client's place, nobody when it is another client's; without a head, the oldest
-     * waiter without a signal. Once per release however many nodes report it.
+     * waiter without a signal. Once per release however many nodes report it, and only once a majority of the lock's
+     * nodes did (at the first report if this client hears fewer): a round started when the first node ran the release
+     * reaches nodes that have not run it yet, is refused there, and its waiter then sleeps out its retry delay (or the
+     * holder's TTL) with the lock free, since the later reports of the same release wake nobody.
      */
     void released(String key, String message) {
+        released(key, message, false);
+    }
+
+    /**
+     * This client released the key ({@code release}: the token's prefix; null when a place or entry of its own left):
+     * wakes its oldest waiter now. Its round goes out behind the release on each node's connection, so every node runs
+     * the release first; the nodes' reports of it then wake nobody.
+     */
+    void releasedHere(String key, String release) {
+        released(key, release, true);
+    }
+
+    private void released(String key, String message, boolean here) {
+        int enoughUnnamed = here || !hears(quorum) ? 1 : quorum;
         int space = message == null ? -1 : message.indexOf(' ');
         String release = space < 0 ? message : message.substring(0, space);
         String head = space < 0 ? null : message.substring(space + 1);
@@ -438,11 +452,7 @@ final class WaitRoom {
             } else if (head == null || (release != null && release.equals(q.ownRelease))) {
                 q.othersFirst = false; // nobody queues, or this client's own release named it: nobody else is ahead
             }
-            // A holder's release wakes at its first report: the nodes that have not run it yet usually have by the
-            // time the round reaches them. A leave (a writer giving up) wakes only once a majority ran it: it comes
-            // with no hand-over, so a waiter refused by a node that had not would sleep out its retry delay.
-            int enough = head == null && (release == null || !release.startsWith(LEFT)) ? 1 : quorum;
-            if (foreign || (release != null && !q.use(release, enough))) {
+            if (foreign || (release != null && !q.use(release, head == null ? enoughUnnamed : quorum))) {
                 // Another client's turn; or signalled already (by this client's release, or by enough nodes); or not
                 // yet reported by enough nodes.
                 return q;

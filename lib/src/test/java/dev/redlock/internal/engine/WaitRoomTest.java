@@ -94,29 +94,62 @@ class WaitRoomTest {
         assertTrue(room.wakesOwnAtRelease("k", "t4"));
     }
 
+    /** A room of a client on three nodes (a majority is two) that hears {@code listening} of them. */
+    private static WaitRoom threeNodes(int listening) {
+        return new WaitRoom(
+                new Subscriptions() {
+                    @Override
+                    public void subscribe(String key) {}
+
+                    @Override
+                    public void unsubscribe(String key) {}
+
+                    @Override
+                    public int listening() {
+                        return listening;
+                    }
+                },
+                "c0ffee00c0ffee00",
+                2,
+                WaitRoom.NO_HOOKS);
+    }
+
     /**
-     * A waiter leaving a free lock's queue (a preferred writer giving up) is news only once a majority of the lock's
-     * nodes has run its leave: woken by the first node's report, a waiter asks the others while they still hold the
-     * entry, is refused, and the later reports of the same leave wake nobody, so it sleeps out its retry delay with
-     * the lock free. A holder's release still wakes at the first report (its hand-over latency).
+     * A release heard from the nodes wakes a waiter once a majority of them reported it: woken by the first report,
+     * the waiter's round reaches nodes that have not run the release yet and is refused there, and the later reports
+     * of the same release wake nobody, so it sleeps out its retry delay with the lock free (readers behind a writer
+     * that left, a preferred writer that gave up).
      */
     @Test
-    void aLeaveWakesOnceAMajorityOfTheNodesReportedIt() {
-        WaitRoom threeNodes = new WaitRoom(Subscriptions.NONE, "c0ffee00c0ffee00", 2, WaitRoom.NO_HOOKS);
-        threeNodes.joinAsync("k", () -> woken.add("reader"), true);
-        threeNodes.released("k", WaitRoom.LEFT + "abcdef01");
-        assertEquals(List.of(), woken, "one node of three ran the leave: the other two still refuse");
-        threeNodes.released("k", WaitRoom.LEFT + "abcdef01");
+    void aReleaseHeardFromTheNodesWakesOnceAMajorityReportedIt() {
+        WaitRoom room = threeNodes(3);
+        room.joinAsync("k", () -> woken.add("reader"), true);
+        room.released("k", "abcdef01");
+        assertEquals(List.of(), woken, "one node of three ran the release: the other two still refuse");
+        room.released("k", "abcdef01");
         assertEquals(List.of("reader"), woken);
-        threeNodes.released("k", WaitRoom.LEFT + "abcdef01");
+        room.released("k", "abcdef01");
         assertEquals(List.of("reader"), woken, "woken once");
     }
 
     @Test
-    void aHolderReleaseWakesAtItsFirstReport() {
-        WaitRoom threeNodes = new WaitRoom(Subscriptions.NONE, "c0ffee00c0ffee00", 2, WaitRoom.NO_HOOKS);
-        threeNodes.joinAsync("k", () -> woken.add("a"));
-        threeNodes.released("k", "t1");
+    void aClientThatHearsFewerThanAMajorityWakesAtTheFirstReport() {
+        WaitRoom room = threeNodes(1);
+        room.joinAsync("k", () -> woken.add("a"));
+        room.released("k", "t1");
+        assertEquals(List.of("a"), woken);
+    }
+
+    @Test
+    void aReleaseOfThisClientWakesItsOldestWaiterAtOnceAndItsReportsWakeNobodyElse() {
+        WaitRoom room = threeNodes(3);
+        room.joinAsync("k", () -> woken.add("a"));
+        room.joinAsync("k", () -> woken.add("b"));
+        room.releasedHere("k", "t1");
+        assertEquals(List.of("a"), woken);
+        room.released("k", "t1");
+        room.released("k", "t1");
+        room.released("k", "t1");
         assertEquals(List.of("a"), woken);
     }
 
