@@ -135,6 +135,18 @@ public final class SimSubscriber {
                     s.unsubscribe(key);
                 }
             }
+
+            @Override
+            public int listening() {
+                // As NodeClients counts them: the engine wakes at a majority of reports only while it hears that many.
+                int n = 0;
+                for (SimSubscriber s : all) {
+                    if (s.listening()) {
+                        n++;
+                    }
+                }
+                return n;
+            }
         };
     }
 
