@@ -27,7 +27,9 @@ import org.slf4j.LoggerFactory;
 /**
  * The entry point: owns one connection per node (and one subscriber connection per node while some acquisition
  * waits), one I/O thread for every node given by URI, one more for each node given as a {@link NodeTransport}, and one
- * scheduler thread, and hands out locks.
+ * scheduler thread, and hands out locks. A blocking call that is the only one of this client waiting for its round's
+ * replies reads them on its own thread (a thread dump shows it {@code RUNNABLE} in a select) instead of waiting for
+ * the I/O thread to read them and wake it; with several at once, the I/O thread reads for all of them.
  *
  * <pre>{@code
  * try (RedlockClient client = RedlockClient.create(RedlockConfig.builder()
@@ -76,6 +78,7 @@ public final class RedlockClient implements AutoCloseable {
         this.nodes = new NodeClients(config, prefix, quarantine);
         this.engine = new QuorumEngine(config, nodes.nodes(), scheduler, quarantine, prefix);
         engine.listen(nodes);
+        engine.drivenBy(nodes.parking());
         nodes.start();
         nodes.awaitFirstConnections(config.connectTimeout());
         engine.holders().start();

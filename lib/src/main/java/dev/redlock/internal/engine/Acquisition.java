@@ -148,7 +148,14 @@ final class Acquisition implements Round.Listener {
                     park = Math.min(park, left);
                     blocker = this;
                 }
-                if (!future.isDone()) {
+                if (future.isDone()) {
+                    continue;
+                }
+                if (blocker == r) {
+                    // A round in flight: a caller alone may read its replies itself rather than wait to be woken.
+                    engine.parking.await(r, park, () -> future.isDone() || r.isDecided());
+                } else {
+                    engine.parking.idle(); // asleep until a release or a poll: no round of ours to read for a while
                     LockSupport.parkNanos(blocker, park);
                 }
             }
@@ -197,7 +204,7 @@ final class Acquisition implements Round.Listener {
     private void poke() {
         Thread j = joiner;
         if (j != null && j != Thread.currentThread()) {
-            LockSupport.unpark(j);
+            engine.parking.unpark(j);
         }
     }
 

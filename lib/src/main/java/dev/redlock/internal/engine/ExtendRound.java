@@ -30,7 +30,7 @@ final class ExtendRound extends EnginePart {
         CompletableFuture<RoundOutcome> result = new CompletableFuture<>();
         Round round = extend(lease, ttlMillis, result::complete, false);
         if (round != null) {
-            round.join(result);
+            round.join(result, engine.parking);
         }
         return result.join();
     }

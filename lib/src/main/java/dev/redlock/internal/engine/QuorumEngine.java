@@ -58,6 +58,8 @@ public final class QuorumEngine implements AutoCloseable {
     final Ticker ticker;
     final ScheduledExecutorService scheduler;
     final Executor asyncExecutor;
+    /** How blocking callers wait for their rounds (see {@link #drivenBy}). */
+    volatile dev.redlock.internal.node.Parking parking = dev.redlock.internal.node.Parking.PLAIN;
     /** Tokens and jitter: a {@link java.security.SecureRandom} unless a simulation gives a seeded source. */
     final RandomGenerator random;
 
@@ -251,6 +253,14 @@ public final class QuorumEngine implements AutoCloseable {
         if (waitRoom != null) {
             subscriptions = source.listen(waitRoom::heard);
         }
+    }
+
+    /**
+     * Lets blocking callers wait for their rounds as {@code parking} says: with {@link NodeClients#parking}, a caller
+     * alone reads its round's replies itself. Call before the first acquisition; plain parking otherwise.
+     */
+    public void drivenBy(dev.redlock.internal.node.Parking parking) {
+        this.parking = parking;
     }
 
     /** How many lock keys have waiters now (0 once every acquisition has ended). */

@@ -33,7 +33,7 @@ final class ReleaseRound extends EnginePart {
      */
     ReleaseResult releaseSync(DefaultLease lease) {
         CompletableFuture<ReleaseResult> result = new CompletableFuture<>();
-        release(lease, result::complete, false).join(result);
+        release(lease, result::complete, false).join(result, engine.parking);
         return result.join();
     }
 

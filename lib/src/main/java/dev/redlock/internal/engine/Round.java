@@ -8,6 +8,7 @@ import dev.redlock.NodeOutcome;
 import dev.redlock.NodeStatus;
 import dev.redlock.Ticker;
 import dev.redlock.internal.node.NodeOp;
+import dev.redlock.internal.node.Parking;
 import dev.redlock.internal.node.QuietException;
 import java.util.ArrayList;
 import java.util.List;
@@ -73,6 +74,8 @@ public final class Round implements NodeOp.Replies {
     private volatile Throwable listenerFault;
     /** The joined caller, woken once the round's listener has run (see {@link #join}). */
     private volatile Thread waiter;
+    /** How the joined caller waits, and so how it is woken. */
+    private volatile Parking parking = Parking.PLAIN;
     /** An asynchronous caller's task that decides the round when due; cancelled once the votes decide it. */
     private volatile ScheduledFuture<?> timer;
 
@@ -300,7 +303,7 @@ public final class Round implements NodeOp.Replies {
         if (w != null && w != Thread.currentThread()) {
             // After the listener, which gives the joined caller its result. Never leave a permit on the caller's own
             // thread: it would cut its next park short.
-            LockSupport.unpark(w);
+            parking.unpark(w);
         }
     }
 
@@ -340,6 +343,12 @@ public final class Round implements NodeOp.Replies {
      * interruptible: a round lasts at most one per-node timeout, and the interrupt status is kept for the caller.
      */
     public void join(Future<?> done) {
+        join(done, Parking.PLAIN);
+    }
+
+    /** As {@link #join(Future)}, waiting as {@code parking} says (see {@link Parking}). */
+    public void join(Future<?> done, Parking parking) {
+        this.parking = parking;
         waiter = Thread.currentThread();
         boolean interrupted = false;
         while (!done.isDone()) {
@@ -353,7 +362,7 @@ public final class Round implements NodeOp.Replies {
             }
             long remaining = dueNanos - ticker.nanoTime();
             if (remaining > 0) {
-                LockSupport.parkNanos(this, remaining);
+                parking.await(this, remaining, done::isDone);
             } else if (!expire()) {
                 // Decided elsewhere; its listener is completing {@code done} and wakes this thread after.
                 LockSupport.parkNanos(this, AFTER_DECISION_POLL_NANOS);

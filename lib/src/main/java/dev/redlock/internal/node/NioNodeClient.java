@@ -322,6 +322,7 @@ final class NioNodeClient implements NodeClient, NioLoop.Handler {
             // Never throw to the submitter (a round would stop half-sent): the node fails, its ops with it.
             crashed(t);
         }
+        loop.sent();
     }
 
     /** Writes everything queued, if no other thread is already doing it; never blocks. */

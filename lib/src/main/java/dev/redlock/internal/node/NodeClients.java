@@ -67,6 +67,14 @@ public final class NodeClients implements AutoCloseable, Subscriptions.Source {
         this.nodes = List.copyOf(list);
     }
 
+    /**
+     * How blocking callers wait for their rounds: over nodes given by URI, a caller that is alone reads its replies on
+     * its own thread (see {@link NioLoop}); with the user's own transports only, it parks.
+     */
+    public Parking parking() {
+        return nodes.stream().anyMatch(n -> n instanceof NioNodeClient) ? loop.drivingParking() : Parking.PLAIN;
+    }
+
     /** Starts the I/O threads; nodes connect in the background. */
     public void start() {
         loop.start();
