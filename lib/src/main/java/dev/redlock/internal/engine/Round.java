@@ -79,6 +79,9 @@ public final class Round implements NodeOp.Replies {
     /** An asynchronous caller's task that decides the round when due; cancelled once the votes decide it. */
     private volatile ScheduledFuture<?> timer;
 
+    /** The command the round's ops usually all send, encoded once (see {@link NodeOp#sharingWith}). */
+    private final NodeOp.SameCommand sameCommand = new NodeOp.SameCommand();
+
     private Listener listener;
     /** While ops are still being submitted the listener is held back, so nothing reacts to a half-sent round. */
     private boolean submitting = true;
@@ -161,7 +164,7 @@ public final class Round implements NodeOp.Replies {
 
     private NodeOp remember(int index, NodeOp op) {
         ops[index] = op;
-        return op;
+        return op.sharingWith(sameCommand);
     }
 
     /** The command this round sent to node {@code index} (null if none was made). */

@@ -122,6 +122,8 @@ public final class NodeOp {
     long sentAtNanos;
     /** Set after a NOSCRIPT reply: the next send uses EVAL with the script's source. */
     boolean evalFallback;
+    /** The round's shared encodings (see {@link #encoded(String)}); null for an op of its own. */
+    private SameCommand siblings;
     /** Whether the acquire's counter read counts in a fencing read: answered, and the node's identity trusted. */
     boolean readTrusted;
 
@@ -335,10 +337,68 @@ public final class NodeOp {
 
     /**
      * The command as RESP bytes for a node whose keys all start with {@code tag} (a Redis Cluster's hash slot, see
-     * {@link NodeSpec#keyTag()}); as {@link #encoded()} when the tag is null.
+     * {@link NodeSpec#keyTag()}); as {@link #encoded()} when the tag is null. An op of a round usually sends the very
+     * command its siblings sent to the other nodes: then their bytes are reused rather than built again (this is on
+     * every round's path, and building the arguments and their bytes was a third of the caller's own work).
      */
     byte[] encoded(String tag) {
-        return tag == null ? encoded() : Resp.encode(tagged(arguments(), tag, kind == Kind.INSPECT));
+        if (tag != null) {
+            return Resp.encode(tagged(arguments(), tag, kind == Kind.INSPECT));
+        }
+        SameCommand shared = siblings;
+        if (shared == null || markerKey != null) {
+            return encoded(); // a watched node's command names its own marker and server
+        }
+        Encoded last = shared.last;
+        if (last != null && last.isFor(this)) {
+            return last.bytes;
+        }
+        byte[] bytes = encoded();
+        shared.last = new Encoded(this, bytes);
+        return bytes;
+    }
+
+    /** Where the ops of one round keep the command last encoded by one of them (see {@link #encoded(String)}). */
+    public static final class SameCommand {
+        volatile Encoded last;
+    }
+
+    /** A command's bytes, and the op and per-node choices they were encoded from. */
+    private static final class Encoded {
+        final NodeOp from;
+        final boolean tombstone;
+        final boolean evalFallback;
+        final byte[] bytes;
+
+        Encoded(NodeOp from, byte[] bytes) {
+            this.from = from;
+            this.tombstone = from.tombstone;
+            this.evalFallback = from.evalFallback;
+            this.bytes = bytes;
+        }
+
+        /** Whether {@code op}'s command is exactly these bytes: every field its arguments are made of is equal. */
+        boolean isFor(NodeOp op) {
+            NodeOp o = from;
+            return tombstone == op.tombstone
+                    && evalFallback == op.evalFallback
+                    && o.kind == op.kind
+                    && o.ttlMillis == op.ttlMillis
+                    && o.candidate == op.candidate
+                    && o.ref == op.ref
+                    && o.leaving == op.leaving
+                    && o.markerArgs == null
+                    && op.markerArgs == null
+                    && o.key.equals(op.key)
+                    && o.token.equals(op.token)
+                    && java.util.Objects.equals(o.counterKey, op.counterKey);
+        }
+    }
+
+    /** Shares encoded commands with the other ops of the same round; set before the op is submitted. */
+    public NodeOp sharingWith(SameCommand siblings) {
+        this.siblings = siblings;
+        return this;
     }
 
     /**
