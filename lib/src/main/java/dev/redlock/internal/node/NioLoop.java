@@ -77,6 +77,8 @@ final class NioLoop {
     private volatile boolean wanted;
     /** Whether the loop thread runs passes now (rather than leave them to a driver). */
     private volatile boolean loopSelecting = true;
+    /** Set once the selector failed under a driver: nobody drives again. */
+    private volatile boolean noDriving;
     /** Blocking callers parked for their round: someone must read for them. */
     private final AtomicInteger parked = new AtomicInteger();
 
@@ -166,6 +168,7 @@ final class NioLoop {
             LOG.error("Redlock I/O loop failed; nodes will answer with errors", e);
             throw e;
         } finally {
+            noDriving = true; // a closed selector must not have callers select on it
             turn.lock();
             try {
                 selector.close();
@@ -230,7 +233,12 @@ final class NioLoop {
      */
     private boolean drive(long nanos, BooleanSupplier done) {
         Thread me = Thread.currentThread();
-        if (me == thread || stopping || turn.isHeldByCurrentThread() || parked.get() > 0 || isVirtual(me)) {
+        if (me == thread
+                || stopping
+                || noDriving
+                || turn.isHeldByCurrentThread()
+                || parked.get() > 0
+                || isVirtual(me)) {
             return false;
         }
         if (!driver.compareAndSet(null, me)) {
@@ -253,8 +261,9 @@ final class NioLoop {
                 pass(Math.min(tickMillis, Math.max(1, TimeUnit.NANOSECONDS.toMillis(left + 999_999))));
             }
         } catch (IOException | java.nio.channels.ClosedSelectorException e) {
-            // The loop thread reports a broken selector; this caller parks from now on.
-            LOG.debug("Redlock I/O: a caller stopped reading its own replies", e);
+            // The loop thread reports a broken selector; callers park from now on (and fail at their deadlines).
+            noDriving = true;
+            LOG.debug("Redlock I/O: callers stopped reading their own replies", e);
         } finally {
             lastDriver = me;
             leftToDriverUntil = System.nanoTime() + GRACE_NANOS;
