@@ -365,7 +365,7 @@ public final class Round implements NodeOp.Replies {
             }
             long remaining = dueNanos - ticker.nanoTime();
             if (remaining > 0) {
-                parking.await(this, remaining, done::isDone);
+                parking.await(this, remaining, () -> done.isDone() || listenerFault != null);
             } else if (!expire()) {
                 // Decided elsewhere; its listener is completing {@code done} and wakes this thread after.
                 LockSupport.parkNanos(this, AFTER_DECISION_POLL_NANOS);

@@ -247,9 +247,19 @@ final class NioLoop {
         boolean locked = false;
         try {
             if (!turn.tryLock()) {
-                // The loop thread is in a pass (selecting, most likely): it lets go once the pass ends.
+                // The loop thread is in a pass (selecting, most likely): it lets go once the pass ends. A pass that
+                // takes long (a connect, a TLS handshake) must not hold the caller past its deadline: it parks then.
                 selector.wakeup();
-                turn.lock();
+                boolean got;
+                try {
+                    got = turn.tryLock(nanos, TimeUnit.NANOSECONDS);
+                } catch (InterruptedException e) {
+                    me.interrupt(); // kept for the caller, which answers it
+                    got = false;
+                }
+                if (!got) {
+                    return false;
+                }
             }
             locked = true;
             long end = System.nanoTime() + nanos;
