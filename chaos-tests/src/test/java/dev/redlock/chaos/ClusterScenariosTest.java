@@ -159,7 +159,20 @@ class ClusterScenariosTest extends ChaosTestBase {
             RedisServer owner = cluster.masterOfSlot(slot);
             if (fault == Fault.KILL) {
                 history.add(event("kill", node, "master " + owner.port() + " of slot " + slot));
-                RedisServer promoted = cluster.killMasterAndAwaitFailover(owner, FAILOVER);
+                RedisServer promoted;
+                try {
+                    promoted = cluster.killMasterAndAwaitFailover(owner, FAILOVER);
+                } catch (IllegalStateException e) {
+                    // The cluster's own election did not finish in time (a node stayed at cluster_state:fail on a
+                    // loaded machine): recorded with its causes; the killed master comes back with its slots (empty,
+                    // a new server the clients must quarantine), and the nemesis goes on.
+                    history.add(event("failover-missed", node, causes(e)));
+                    System.out.printf("[chaos] cluster-faults: no takeover in time, restarting: %s%n", causes(e));
+                    cluster.restartAndAwaitRejoin(owner, FAILOVER);
+                    history.add(event("rejoined", node, owner.port() + " with its slots"));
+                    pause(Duration.ofMillis(500 + random.nextInt(1500)));
+                    continue;
+                }
                 history.add(event("failover-done", node, "replica " + promoted.port() + " took over"));
                 cluster.restartAndAwaitRejoin(owner, FAILOVER);
                 history.add(event("rejoined", node, owner.port() + " as a replica of " + promoted.port()));
