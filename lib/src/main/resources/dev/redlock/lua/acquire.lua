@@ -51,7 +51,8 @@
 --                client's (its id for the waiter's), at the order of its oldest waiter (the release of a lease moves
 --                it to the next one's, see release.lua), and it is taken only when refused (a free lock with nobody
 --                queued is granted at once, and costs nothing more); a waiter id '-' (a single attempt) ignores the
---                queue and takes no place. While places are queued, the lock is granted only to the head, so the
+--                queue and takes no place (the client sends such an attempt as a plain acquire, kind '', which does the
+--                same with fewer keys). While places are queued, the lock is granted only to the head, so the
 --                release, which names the head, hands over to one client that every node agrees on (the order is the
 --                clients'), instead of waking a waiter in every client.
 --                Refused on a free lock, the reply's holderTtl is how long the head's place lasts without a new
