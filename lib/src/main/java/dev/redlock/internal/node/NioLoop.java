@@ -38,7 +38,9 @@ import org.slf4j.LoggerFactory;
  *       loop to read for them: with several callers at once the loop thread reads for all of them, as before.
  *   <li>After a drive the loop thread leaves the selector to the same caller for {@link #GRACE_NANOS} (its next round
  *       usually follows at once), unless a task, an op of another thread or a parked caller needs the loop: then it
- *       takes over at once. Replies that come in the meantime wait at most that long.
+ *       takes over at once. While a caller drives, the loop thread sleeps a whole tick between looks, so replies that
+ *       come after a caller's last drive (stragglers of a decided round, its own ops it does not wait for) wait at
+ *       most a tick plus the grace: the sweep's own granularity.
  * </ul>
  */
 final class NioLoop {
@@ -190,9 +192,11 @@ final class NioLoop {
 
     private long parkNanos() {
         if (driver.get() != null) {
-            // The driver's exit wakes this thread only if someone else needs it: otherwise its grace is counted from
-            // here, so look again within one grace.
-            return Math.min(TimeUnit.MILLISECONDS.toNanos(tickMillis), GRACE_NANOS);
+            // The driver's exit wakes this thread only if someone else needs it (a task, another thread's op, a parked
+            // caller). Otherwise it looks again after one tick: a wake every grace cost a context switch every few
+            // rounds of a caller that drives back to back. So after a caller's last drive, its stragglers (and ops it
+            // does not wait for) are read within a tick, as the sweep's own granularity.
+            return TimeUnit.MILLISECONDS.toNanos(tickMillis);
         }
         return Math.max(1_000, leftToDriverUntil - System.nanoTime());
     }
