@@ -109,7 +109,7 @@ public final class QuorumEngine implements AutoCloseable {
                 nodes,
                 scheduler,
                 quarantine,
-                Tokens.SECURE,
+                Tokens.SECURE_BLOCKS,
                 new FencingRepair(config, quarantine, threadPrefix + "repair"));
     }
 
