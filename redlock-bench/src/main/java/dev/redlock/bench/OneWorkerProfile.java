@@ -18,9 +18,10 @@ import jdk.jfr.Recording;
  * One worker's acquire+release cycles of our RedLock (or, with {@code -Dprofile.contender=floor-fanout-5}, of the
  * five-node fan-out floor) on five local masters, as {@link Compare} runs them, under a JFR recording that covers
  * only the measured window: {@code -Dprofile.seconds} (default 10) after {@code -Dprofile.warmup} seconds of
- * warm-up (default 10, so that the JIT has settled). Prints cycles, cycles/s, JVM
- * CPU and context switches per cycle, and writes the recording ({@code -Dprofile.jfr}, default
- * {@code redlock-bench/target/one-worker.jfr}) with JFR's {@code profile} settings.
+ * warm-up (default 10, so that the JIT has settled). Prints cycles, cycles/s, acquire and cycle latency, JVM
+ * CPU (user and system), the servers' and the whole machine's CPU and context switches per cycle, and writes the recording ({@code -Dprofile.jfr}, default
+ * {@code redlock-bench/target/one-worker.jfr}; {@code none} records nothing, for a run under an external profiler) with
+ * JFR's {@code profile} settings.
  *
  * <pre>
  * java -cp redlock-bench/target/benchmarks.jar dev.redlock.bench.OneWorkerProfile
@@ -41,8 +42,6 @@ public final class OneWorkerProfile {
         String which = System.getProperty("profile.contender", "ours-redlock");
         long seconds = Long.getLong("profile.seconds", 10);
         long warmup = Long.getLong("profile.warmup", 10);
-        Path jfr = Path.of(System.getProperty("profile.jfr", "redlock-bench/target/one-worker.jfr"))
-                .toAbsolutePath();
         try (RedisNodes nodes = RedisNodes.start(Compare.NODES)) {
             OurContender ours =
                     new OurContender(QuorumPolicy.MAJORITY, nodes.uris(), Compare.PER_NODE_TIMEOUT, Compare.LEASE);
@@ -59,38 +58,65 @@ public final class OneWorkerProfile {
                 while (System.nanoTime() - warmEnd < 0) {
                     Compare.timedCycle(handle, null, null, null, failures);
                 }
-                try (Recording recording = new Recording(Configuration.getConfiguration("profile"))) {
-                    recording.enable("jdk.ThreadPark").withoutThreshold().withStackTrace();
-                    recording.enable("jdk.JavaMonitorWait").withoutThreshold().withStackTrace();
-                    recording.enable("jdk.ThreadCPULoad").withPeriod(Duration.ofSeconds(1));
-                    recording.start();
-                    long switches0 = ContextSwitches.ofProcess();
-                    long cpu0 = cpuNanos();
-                    long t0 = System.nanoTime();
-                    long end = t0 + Duration.ofSeconds(seconds).toNanos();
-                    long cycles = 0;
-                    while (System.nanoTime() - end < 0) {
-                        Compare.timedCycle(handle, null, null, null, failures);
-                        cycles++;
-                    }
-                    long t1 = System.nanoTime();
-                    long cpu1 = cpuNanos();
-                    long switches1 = ContextSwitches.ofProcess();
+                String jfrProperty = System.getProperty("profile.jfr", "redlock-bench/target/one-worker.jfr");
+                Recording recording = jfrProperty.equals("none") ? null : startRecording();
+                long switches0 = ContextSwitches.ofProcess();
+                long[] ticks0 = ticks();
+                long cpu0 = cpuNanos();
+                long t0 = System.nanoTime();
+                long end = t0 + Duration.ofSeconds(seconds).toNanos();
+                long cycles = 0;
+                Samples acquire = new Samples();
+                Samples cycle = new Samples();
+                while (System.nanoTime() - end < 0) {
+                    Compare.timedCycle(handle, acquire, cycle, null, failures);
+                    cycles++;
+                }
+                long t1 = System.nanoTime();
+                long cpu1 = cpuNanos();
+                long switches1 = ContextSwitches.ofProcess();
+                long[] ticks1 = ticks();
+                String written = "none";
+                if (recording != null) {
+                    Path jfr = Path.of(jfrProperty).toAbsolutePath();
                     recording.stop();
                     Files.createDirectories(jfr.getParent());
                     recording.dump(jfr);
+                    recording.close();
+                    written = jfr.toString();
+                }
+                System.out.printf(
+                        Locale.ROOT,
+                        "%s: %d cycles in %.2f s = %.0f cycles/s; JVM CPU %.1f us/cycle; %.2f context switches"
+                                + "/cycle; %s%nrecording: %s%n",
+                        which,
+                        cycles,
+                        (t1 - t0) / 1e9,
+                        cycles / ((t1 - t0) / 1e9),
+                        (cpu1 - cpu0) / 1e3 / cycles,
+                        (double) (switches1 - switches0) / cycles,
+                        failures.summary(),
+                        written);
+                System.out.printf(
+                        Locale.ROOT,
+                        "latency (us): acquire p50 %.1f p99 %.1f; cycle p50 %.1f p99 %.1f%n",
+                        acquire.percentile(0.5) / 1e3,
+                        acquire.percentile(0.99) / 1e3,
+                        cycle.percentile(0.5) / 1e3,
+                        cycle.percentile(0.99) / 1e3);
+                if (ticks0 != null && ticks1 != null) {
+                    double perCycle = 1e6 / TICKS_PER_SECOND / cycles;
                     System.out.printf(
                             Locale.ROOT,
-                            "%s: %d cycles in %.2f s = %.0f cycles/s; JVM CPU %.1f us/cycle; %.2f context switches"
-                                    + "/cycle; %s%nrecording: %s%n",
-                            which,
-                            cycles,
-                            (t1 - t0) / 1e9,
-                            cycles / ((t1 - t0) / 1e9),
-                            (cpu1 - cpu0) / 1e3 / cycles,
-                            (double) (switches1 - switches0) / cycles,
-                            failures.summary(),
-                            jfr);
+                            "per cycle: JVM user %.1f us, JVM system %.1f us, servers %.1f us; whole machine busy %.1f us"
+                                    + " (%.2f of %d cores busy; %.1f us stolen by the host)%n",
+                            (ticks1[0] - ticks0[0]) * perCycle,
+                            (ticks1[1] - ticks0[1]) * perCycle,
+                            (ticks1[3] - ticks0[3]) * perCycle,
+                            (ticks1[2] - ticks0[2]) * perCycle,
+                            (ticks1[2] - ticks0[2]) / (double) TICKS_PER_SECOND / ((t1 - t0) / 1e9),
+                            Runtime.getRuntime().availableProcessors(),
+                            (ticks1[4] - ticks0[4]) * perCycle);
                 }
             } finally {
                 contender.close();
@@ -98,6 +124,63 @@ public final class OneWorkerProfile {
                     ours.close();
                 }
             }
+        }
+    }
+
+    // JFR's own start-up (class instrumentation, a burst of JIT compilation) lands in the window; an external profiler
+    // run passes -Dprofile.jfr=none so that it sees the cycle alone.
+    private static Recording startRecording() throws java.io.IOException, java.text.ParseException {
+        Recording recording = new Recording(Configuration.getConfiguration("profile"));
+        recording.enable("jdk.ThreadPark").withoutThreshold().withStackTrace();
+        recording.enable("jdk.JavaMonitorWait").withoutThreshold().withStackTrace();
+        recording.enable("jdk.ThreadCPULoad").withPeriod(Duration.ofSeconds(1));
+        recording.start();
+        return recording;
+    }
+
+    /** Linux's USER_HZ, the unit of {@code /proc}'s CPU times (100 on every mainstream architecture). */
+    private static final int TICKS_PER_SECOND = 100;
+
+    /**
+     * This JVM's user and system CPU time, the whole machine's busy time (every CPU's time not idle, not waiting for
+     * I/O and not stolen), the servers' CPU time and the time the host took from this virtual machine's CPUs, in
+     * {@code /proc} ticks; null where {@code /proc} does not say. The machine's share covers the servers
+     * and the kernel's network work done on their behalf.
+     */
+    private static long[] ticks() {
+        try {
+            String self = Files.readString(Path.of("/proc/self/stat"));
+            String[] f = self.substring(self.lastIndexOf(')') + 2).split(" ");
+            // after the command: state(3) ppid ... utime is field 14 and stime field 15 of the whole line
+            long user = Long.parseLong(f[11]);
+            long system = Long.parseLong(f[12]);
+            String cpu = Files.readAllLines(Path.of("/proc/stat")).get(0);
+            String[] c = cpu.trim().split("\\s+");
+            long busy = 0;
+            for (int i = 1; i < c.length && i <= 7; i++) {
+                if (i != 4 && i != 5) { // idle, iowait
+                    busy += Long.parseLong(c[i]);
+                }
+            }
+            long steal = c.length > 8 ? Long.parseLong(c[8]) : 0; // a virtual machine's CPUs taken by its host
+            long servers = ProcessHandle.current()
+                    .descendants()
+                    .mapToLong(OneWorkerProfile::cpuTicks)
+                    .sum();
+            return new long[] {user, system, busy, servers, steal};
+        } catch (java.io.IOException | RuntimeException e) {
+            return null;
+        }
+    }
+
+    /** A child process's user and system CPU time in {@code /proc} ticks (0 once it has ended). */
+    private static long cpuTicks(ProcessHandle process) {
+        try {
+            String stat = Files.readString(Path.of("/proc/" + process.pid() + "/stat"));
+            String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+            return Long.parseLong(f[11]) + Long.parseLong(f[12]);
+        } catch (java.io.IOException | RuntimeException e) {
+            return 0;
         }
     }
 
