@@ -105,4 +105,71 @@ class CallerReadsItsRepliesTest extends RedisBackedTest {
         held.unlock();
         assertTrue(got.get(10, TimeUnit.SECONDS));
     }
+
+    @Test
+    void aWaiterAsleepHearsAReleaseSoonAfterAnotherThreadOfItsClientDrove() throws Exception {
+        // A tick of 2 s: the I/O thread used to sleep a whole tick after seeing another thread drive, and the release
+        // notification for the sleeping waiter waited with it. Seen failing: about 2 s from the release to the grant.
+        RedlockClient holderClient = client();
+        RoundThreads rounds = new RoundThreads();
+        RedlockClient waiterClient = client(b -> b.perNodeTimeout(Duration.ofSeconds(8))
+                .leaseTime(Duration.ofSeconds(60))
+                .retryDelay(Duration.ofSeconds(30))
+                .listener(rounds));
+        String name = uniqueName("asleep");
+        QuorumLock held = holderClient.redLock(name);
+        assertTrue(held.tryLock());
+        QuorumLock waiting = waiterClient.redLock(name);
+        java.util.concurrent.atomic.AtomicReference<Thread> waiter =
+                new java.util.concurrent.atomic.AtomicReference<>();
+        Future<Long> grantedAt = threads().submit(() -> {
+            waiter.set(Thread.currentThread());
+            assertTrue(waiting.tryLock(20, TimeUnit.SECONDS));
+            return System.nanoTime();
+        });
+        // The waiter's first round is refused, and it goes to sleep until a release is heard (its poll is 30 s away).
+        org.awaitility.Awaitility.await()
+                .atMost(Duration.ofSeconds(10))
+                .until(() -> !rounds.threads.isEmpty()
+                        && waiter.get() != null
+                        && waiter.get().getState() == Thread.State.TIMED_WAITING);
+        // Another thread of the same client drives its own rounds, back to back (the second finds the I/O thread
+        // left the selector to it).
+        for (int i = 0; i < 5; i++) {
+            assertTrue(waiterClient.redLock(uniqueName("other")).tryLock());
+        }
+        long released = System.nanoTime();
+        held.unlock();
+        long heardMillis = TimeUnit.NANOSECONDS.toMillis(grantedAt.get(20, TimeUnit.SECONDS) - released);
+        assertTrue(heardMillis < 1_000, "the release was heard " + heardMillis + " ms after it");
+    }
+
+    @Test
+    void anAsynchronousCallRightAfterItsThreadDroveCompletesWithoutWaitingForATick() throws Exception {
+        // A tick of 2 s, as above: the I/O thread sleeps a tick while a caller drives, and an asynchronous call of
+        // that caller's thread used to wait for it. Seen failing: 1 s for an acquire, in one of three runs of one
+        // round.
+        RedlockClient client =
+                client(b -> b.perNodeTimeout(Duration.ofSeconds(8)).leaseTime(Duration.ofSeconds(60)));
+        for (int round = 0; round < 3; round++) {
+            Lease last = null;
+            for (int i = 0; i < 5; i++) {
+                last = client.redLock(uniqueName("async-after"))
+                        .tryAcquire(Duration.ZERO, Duration.ofSeconds(60))
+                        .orElseThrow();
+            }
+            long t0 = System.nanoTime();
+            Optional<Lease> next = client.redLock(uniqueName("async-after"))
+                    .tryAcquireAsync(Duration.ZERO)
+                    .get(20, TimeUnit.SECONDS);
+            long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
+            assertTrue(next.isPresent());
+            assertTrue(tookMillis < 1_000, "the asynchronous acquire took " + tookMillis + " ms");
+            t0 = System.nanoTime();
+            assertTrue(last.releaseAsync().get(20, TimeUnit.SECONDS).released() > 0);
+            tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
+            assertTrue(tookMillis < 1_000, "the asynchronous release took " + tookMillis + " ms");
+            next.get().release();
+        }
+    }
 }

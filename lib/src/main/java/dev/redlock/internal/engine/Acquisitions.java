@@ -276,6 +276,7 @@ final class Acquisitions extends EnginePart {
      */
     public CompletableFuture<AcquireResult> acquireAsync(
             LockRef ref, long ttlMillis, long waitNanos, boolean autoExtend) {
+        engine.parking.idle(); // this thread will not read the replies, even if it read its last round's
         Acquisition a = start(ref, ttlMillis, waitNanos, autoExtend, null);
         if (!engine.listeners.isEmpty()) {
             long t0 = ticker.nanoTime();

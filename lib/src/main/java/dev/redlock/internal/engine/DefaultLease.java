@@ -222,6 +222,7 @@ public final class DefaultLease implements Lease {
     public CompletableFuture<RoundOutcome> extendAsync(Duration leaseTime) {
         long ttl = engine.checkLeaseTime(leaseTime);
         CompletableFuture<RoundOutcome> result = new CompletableFuture<>();
+        engine.parking.idle(); // this thread will not read the replies, even if it read its last round's
         engine.extend.extendAsync(this, ttl, outcome -> engine.asyncExecutor.execute(() -> result.complete(outcome)));
         return result;
     }

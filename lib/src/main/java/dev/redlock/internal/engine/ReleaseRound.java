@@ -40,6 +40,7 @@ final class ReleaseRound extends EnginePart {
     /** Releases without blocking; the future completes on the async executor. */
     CompletableFuture<ReleaseResult> releaseAsync(DefaultLease lease) {
         CompletableFuture<ReleaseResult> result = new CompletableFuture<>();
+        engine.parking.idle(); // this thread will not read the replies, even if it read its last round's
         release(lease, rr -> engine.asyncExecutor.execute(() -> result.complete(rr)), true);
         return result;
     }

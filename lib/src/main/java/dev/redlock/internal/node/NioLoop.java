@@ -40,7 +40,7 @@ import org.slf4j.LoggerFactory;
  *       usually follows at once), unless a task, an op of another thread or a parked caller needs the loop: then it
  *       takes over at once. While a caller drives, the loop thread sleeps a whole tick between looks, so replies that
  *       come after a caller's last drive (stragglers of a decided round, its own ops it does not wait for) wait at
- *       most a tick plus the grace: the sweep's own granularity.
+ *       most a tick plus the grace, the sweep's own granularity (a release notification for a caller asleep, a grace).
  * </ul>
  */
 final class NioLoop {
@@ -58,6 +58,14 @@ final class NioLoop {
 
         /** Anything {@link #ready} or {@link #sweep} threw: that node fails, every other node goes on. */
         void crashed(Throwable t);
+
+        /**
+         * Whether something may arrive here for a caller that is asleep, not driving (a release notification): the
+         * loop thread then looks again within {@link #GRACE_NANOS} of a drive's end, not a tick.
+         */
+        default boolean listens() {
+            return false;
+        }
     }
 
     private final Selector selector;
@@ -195,8 +203,15 @@ final class NioLoop {
             // The driver's exit wakes this thread only if someone else needs it (a task, another thread's op, a parked
             // caller). Otherwise it looks again after one tick: a wake every grace cost a context switch every few
             // rounds of a caller that drives back to back. So after a caller's last drive, its stragglers (and ops it
-            // does not wait for) are read within a tick, as the sweep's own granularity.
-            return TimeUnit.MILLISECONDS.toNanos(tickMillis);
+            // does not wait for) are read within a tick, as the sweep's own granularity; but while a caller sleeps
+            // until a release, the notification that wakes it is read within a grace, as before.
+            long tick = TimeUnit.MILLISECONDS.toNanos(tickMillis);
+            for (Handler h : handlers) {
+                if (h.listens()) {
+                    return Math.min(tick, GRACE_NANOS);
+                }
+            }
+            return tick;
         }
         return Math.max(1_000, leftToDriverUntil - System.nanoTime());
     }

@@ -27,7 +27,10 @@ public interface Parking {
     /** Wakes {@code thread} if it waits in {@link #await}; as {@link LockSupport#unpark} otherwise. */
     void unpark(Thread thread);
 
-    /** The calling thread will not wait for a round for a while (it sleeps until a release is heard, say). */
+    /**
+     * The calling thread will not wait for a round for a while: it sleeps until a release is heard, or it starts an
+     * asynchronous call, whose replies it does not read itself.
+     */
     default void idle() {}
 
     /** Parks and unparks, nothing more. */

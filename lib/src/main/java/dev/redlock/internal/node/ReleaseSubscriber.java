@@ -157,6 +157,11 @@ public final class ReleaseSubscriber implements NioLoop.Handler {
     // ------------------------------------------------------------------------------------------------ loop side
 
     @Override
+    public boolean listens() {
+        return !closed && !wanted.isEmpty();
+    }
+
+    @Override
     public void sweep(long nowNanos) {
         if (closed) {
             return;
