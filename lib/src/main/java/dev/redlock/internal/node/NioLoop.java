@@ -38,9 +38,10 @@ import org.slf4j.LoggerFactory;
  *       loop to read for them: with several callers at once the loop thread reads for all of them, as before.
  *   <li>After a drive the loop thread leaves the selector to the same caller for {@link #GRACE_NANOS} (its next round
  *       usually follows at once), unless a task, an op of another thread or a parked caller needs the loop: then it
- *       takes over at once. While a caller drives, the loop thread sleeps a whole tick between looks, so replies that
- *       come after a caller's last drive (stragglers of a decided round, its own ops it does not wait for) wait at
- *       most a tick plus the grace, the sweep's own granularity (a release notification for a caller asleep, a grace).
+ *       takes over at once. While a caller drives, the loop thread looks only every {@link #DRIVEN_LOOK_NANOS}, so
+ *       replies that come after a caller's last drive and that it does not read (stragglers of a decided round, a
+ *       command it sends and waits for on a future) wait at most that plus the grace; a release notification for a
+ *       caller asleep, a grace.
  * </ul>
  */
 final class NioLoop {
@@ -49,6 +50,13 @@ final class NioLoop {
 
     /** How long the loop thread leaves the selector to the caller that drove last, if nobody else needs it. */
     static final long GRACE_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+
+    /**
+     * How often the loop thread looks while a caller drives: replies that come after a caller's last drive and that it
+     * does not read in one (stragglers of a decided round, a command its thread sends and then waits for on a future:
+     * close, an inspection, a release's completion) wait at most this, plus the grace.
+     */
+    static final long DRIVEN_LOOK_NANOS = TimeUnit.MILLISECONDS.toNanos(4);
 
     /** Something the loop reacts to: a registered channel's readiness, and a periodic sweep. */
     interface Handler {
@@ -201,11 +209,10 @@ final class NioLoop {
     private long parkNanos() {
         if (driver.get() != null) {
             // The driver's exit wakes this thread only if someone else needs it (a task, another thread's op, a parked
-            // caller). Otherwise it looks again after one tick: a wake every grace cost a context switch every few
-            // rounds of a caller that drives back to back. So after a caller's last drive, its stragglers (and ops it
-            // does not wait for) are read within a tick, as the sweep's own granularity; but while a caller sleeps
-            // until a release, the notification that wakes it is read within a grace, as before.
-            long tick = TimeUnit.MILLISECONDS.toNanos(tickMillis);
+            // caller). Otherwise it looks again after DRIVEN_LOOK_NANOS: a wake every grace cost a context switch every
+            // few rounds of a caller that drives back to back. While a caller sleeps until a release, the notification
+            // that wakes it is read within a grace, as before.
+            long tick = Math.min(TimeUnit.MILLISECONDS.toNanos(tickMillis), DRIVEN_LOOK_NANOS);
             for (Handler h : handlers) {
                 if (h.listens()) {
                     return Math.min(tick, GRACE_NANOS);

@@ -202,6 +202,7 @@ final class NioNodeClient implements NodeClient, NioLoop.Handler {
         this.identityCheckNanos = config.identityCheckInterval().toNanos();
         this.ticker = config.ticker();
         this.timeoutNanos = config.perNodeTimeout().toNanos();
+        this.slowChecksAt = System.nanoTime() - timeoutNanos; // due at the first sweep, whatever the clock's origin
         this.connectTimeoutNanos = config.connectTimeout().toNanos();
         this.reconnectBackoff = IntervalFunction.ofExponentialRandomBackoff(
                 Duration.ofMillis(10),
