@@ -40,7 +40,7 @@ class LateAcquireTest {
     }
 
     /** Runs {@code op}'s script on the node as the client would send it (by source: no script cache needed). */
-    private static Object run(Jedis jedis, NodeOp op) {
+    static Object run(Jedis jedis, NodeOp op) {
         String[] args = op.arguments();
         int keys = Integer.parseInt(args[2]);
         List<String> keyList = Arrays.asList(args).subList(3, 3 + keys);
@@ -49,7 +49,8 @@ class LateAcquireTest {
         return jedis.eval(script.source(), keyList, argList);
     }
 
-    private static NodeOp acquire(LockRef ref, String token) {
+    /** An acquire of {@code ref} with {@code token}, as a round would send it (10 s lease). */
+    static NodeOp acquire(LockRef ref, String token) {
         return new NodeOp(NodeOp.Kind.ACQUIRE, ref.key(), token, 10_000, 0, null, 0, null, 0).shaped(ref, false);
     }
 

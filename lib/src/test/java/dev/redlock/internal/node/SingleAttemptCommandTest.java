@@ -4,6 +4,8 @@
  */
 package dev.redlock.internal.node;
 
+import static dev.redlock.internal.node.LateAcquireTest.acquire;
+import static dev.redlock.internal.node.LateAcquireTest.run;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -11,7 +13,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.redlock.QuorumPolicy;
 import dev.redlock.internal.Tokens;
 import dev.redlock.internal.script.LockRef;
-import dev.redlock.internal.script.LuaScript;
 import dev.redlock.testkit.RedisServer;
 import java.util.Arrays;
 import java.util.List;
@@ -38,18 +39,6 @@ class SingleAttemptCommandTest {
     @AfterAll
     static void stop() {
         server.close();
-    }
-
-    private static NodeOp acquire(LockRef ref, String token) {
-        return new NodeOp(NodeOp.Kind.ACQUIRE, ref.key(), token, 10_000, 0, null, 0, null, 0).shaped(ref, false);
-    }
-
-    private static Object run(Jedis jedis, NodeOp op) {
-        String[] args = op.arguments();
-        int keys = Integer.parseInt(args[2]);
-        List<String> keyList = Arrays.asList(args).subList(3, 3 + keys);
-        List<String> argList = Arrays.asList(args).subList(3 + keys, args.length);
-        return jedis.eval(LuaScript.ACQUIRE.source(), keyList, argList);
     }
 
     @Test
