@@ -7,6 +7,7 @@ package dev.redlock.internal.node;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.redlock.RedlockConfig;
 import dev.redlock.testkit.RedisServer;
@@ -77,6 +78,12 @@ class FencingRepairTest {
         }
     }
 
+    private long targetKeys() {
+        try (Jedis j = servers.get(2).client()) {
+            return j.dbSize();
+        }
+    }
+
     @Test
     void aRepairedNodeHasEveryCounterAndIsMarkedIntact() {
         seed("redlock:", 1_000);
@@ -96,10 +103,12 @@ class FencingRepairTest {
         seed("redlock:", 60_000);
         FencingRepair repair = repair("redlock:");
         repair.request();
-        await().atMost(Duration.ofSeconds(10))
-                .until(() ->
-                        target("v", "redlock:{k0}:fence") != null || target("v", "redlock:{k59999}:fence") != null);
+        // The copy has begun once node 2 holds anything besides its marker. (Waiting for one named counter instead
+        // waits for wherever SCAN's order puts it: on a slow machine, past the whole copy's first seconds.)
+        await().atMost(Duration.ofSeconds(30)).until(() -> targetKeys() > 1);
         repair.close(); // mid-copy: most counters are still missing on node 2
+        long copied = targetKeys() - 1;
+        assertTrue(copied < 60_000, "closed mid-copy, after " + copied + " of 60000 counters");
         await().during(Duration.ofMillis(500))
                 .atMost(Duration.ofSeconds(5))
                 .until(() -> !"1".equals(target("intact", "redlock:node-incarnation")));
