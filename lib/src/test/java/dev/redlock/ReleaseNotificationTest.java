@@ -124,6 +124,70 @@ class ReleaseNotificationTest extends RedisBackedTest {
                 "after the first refusal, one round per waiter, each when the lock was handed over to its client");
     }
 
+    /** Whether every node has {@code channels} channels for the key (its own, and one per listening client). */
+    private static boolean channelsEverywhere(String key, int channels) {
+        for (int i = 0; i < 5; i++) {
+            try (Jedis j = node(i).client()) {
+                if (j.pubsubChannels(key + "*").size() != channels) {
+                    return false;
+                }
+            }
+        }
+        return true;
+    }
+
+    /**
+     * A client handed the lock while another client queues keeps its place and its subscriptions, so that it can
+     * come back for the lock after its release without a round of its own (a loop, a busy service). Seen failing
+     * before: the nodes' later reports of the release that handed it the lock named it as the head while it had no
+     * waiter left, so it took its place out of every node's queue and stopped listening, and its next acquisition
+     * ran a round of its own, refused by the holder (about a third of all rounds at 16 clients x 1 thread).
+     */
+    @Test
+    void aClientHandedTheLockComesBackForItWithoutARoundOfItsOwn() throws Exception {
+        String name = uniqueName("hand-over-back");
+        Lease lease = holdForAMinute(client(), name);
+        java.util.concurrent.atomic.AtomicInteger rounds = new java.util.concurrent.atomic.AtomicInteger();
+        RedlockClient back = client(b -> b.retryDelay(SLOW_POLL).retryJitter(0).listener(new RedlockListener() {
+            @Override
+            public void acquireRound(LockKind kind, RoundOutcome round) {
+                rounds.incrementAndGet();
+            }
+        }));
+        CompletableFuture<java.util.Optional<Lease>> first =
+                back.redLock(name).tryAcquireAsync(Duration.ofSeconds(20), Duration.ofSeconds(10));
+        await().atMost(Duration.ofSeconds(5)).until(() -> placesEverywhere(lease.key() + ":q", 1));
+        CompletableFuture<java.util.Optional<Lease>> other =
+                slowPoller(true).redLock(name).tryAcquireAsync(Duration.ofSeconds(20), Duration.ofSeconds(10));
+        await().atMost(Duration.ofSeconds(5))
+                .until(() -> placesEverywhere(lease.key() + ":q", 2) && channelsEverywhere(lease.key(), 3));
+
+        // One node runs the release late, after the waiter's round was granted by the other four: its report comes
+        // when the client has no waiter left.
+        node(4).pause();
+        Lease handed;
+        try {
+            lease.release();
+            handed = first.get(10, TimeUnit.SECONDS).orElseThrow();
+        } finally {
+            node(4).resume();
+        }
+        assertEquals(2, rounds.get(), "refused once, then granted");
+        // Every node reports that release; none of the reports makes the client leave the queue or stop listening.
+        await().during(Duration.ofMillis(500))
+                .atMost(Duration.ofSeconds(5))
+                .until(() -> placesEverywhere(lease.key() + ":q", 2) && channelsEverywhere(lease.key(), 3));
+
+        handed.release(); // the other client is next; this one's place goes to the back
+        Lease others = other.get(10, TimeUnit.SECONDS).orElseThrow();
+        CompletableFuture<java.util.Optional<Lease>> again =
+                back.redLock(name).tryAcquireAsync(Duration.ofSeconds(20), Duration.ofSeconds(10));
+        await().during(Duration.ofMillis(300)).atMost(Duration.ofSeconds(5)).until(() -> rounds.get() == 2);
+        others.release();
+        again.get(10, TimeUnit.SECONDS).orElseThrow().release();
+        assertEquals(3, rounds.get(), "one round when the lock was handed back, none while the other client held it");
+    }
+
     @Test
     void aReleaseWakesAWaiterOfAnotherClient() throws Exception {
         RedlockClient holder = client();

@@ -424,12 +424,17 @@ final class WaitRoom {
         Waiter[] target = new Waiter[1];
         queues.computeIfPresent(key, (k, q) -> {
             q.heard = true;
-            if (q.waiters.isEmpty() && q.lingering && (head == null || head.equals(clientId))) {
+            if (q.waiters.isEmpty()
+                    && q.lingering
+                    && (head == null || head.equals(clientId))
+                    && (release == null || q.find(release) < 0)) {
                 // This client is next (or nobody queues on that node) with no waiter: its place goes, so that it
                 // does not hold the others up for a window. Conditional where a release left it at the back; else
                 // it is a place a late update put back. Sent inside the queue's lock, before the queue goes, so that
                 // a new acquisition of this client, which then takes a place with a round of its own, reaches each
-                // node after it.
+                // node after it. A later report of a release heard already is stale: that release named this client
+                // while it had a waiter, which got in; leaving on it took the place of a client that just got the lock
+                // by a hand-over, and its next acquisition then needed a refused round of its own.
                 if (q.leftPlace != null) {
                     hooks.leave(q.leftPlace);
                 } else if (head != null) {
