@@ -6,6 +6,7 @@ package dev.redlock.internal.engine;
 
 import dev.redlock.AcquireResult;
 import dev.redlock.FailureReason;
+import dev.redlock.RoundOutcome;
 import dev.redlock.internal.Background;
 import dev.redlock.internal.Tokens;
 import dev.redlock.internal.script.LockRef;
@@ -290,9 +291,21 @@ final class Acquisition implements Round.Listener {
             failClosed();
             return;
         }
-        rounds++;
         WaitRoom.Waiter w = waiter;
-        woken = w != null && engine.waitRoom.consumeSignal(w);
+        boolean signal = w != null && engine.waitRoom.consumeSignal(w);
+        RoundOutcome last = w == null || forever || deadline - engine.ticker.nanoTime() > 0
+                ? null
+                : engine.waitRoom.behindOthers(w);
+        if (!signal && last != null) {
+            // Its wait ran out with others of this client ahead of it and no signal: a last round could only be
+            // refused (or overtake them), and thousands of waiters whose waits end together sent thousands at once,
+            // which made every node's replies late for the rounds that could win. It ends with the outcome of this
+            // client's last refused round for the lock.
+            deliver(new AcquireResult(null, last, rounds));
+            return;
+        }
+        rounds++;
+        woken = signal;
         // 64 random bits, then the client's id: an inspection finds the holder's client entry through it.
         token = Tokens.half(engine.random) + engine.clientId;
         long t1 = engine.ticker.nanoTime();
@@ -410,6 +423,9 @@ final class Acquisition implements Round.Listener {
             }
         }
         WaitRoom.Waiter w = waiter;
+        if (w != null) {
+            engine.waitRoom.refused(w, a.outcome);
+        }
         sleepThenRound(
                 w != null && engine.waitRoom.signalled(w)
                         ? 0

@@ -193,21 +193,59 @@ final class Acquisitions extends EnginePart {
             return;
         }
         queued.remove(ref);
-        LockRef leaving = ref;
         if (ref.handsOver()) {
-            // The client's place moves to its next waiter's, or leaves with its last one; the nodes tell the waiters.
-            leaving = ref.handingOver(waitRoom.nextPlace(ref.key(), null));
+            leaveHandOver(ref);
+            return;
         }
-        sendLeave(leaving);
-        if (!ref.handsOver() && waitRoom != null) {
+        sendLeave(ref);
+        if (waitRoom != null) {
             // Waiters of this client that its place (or a writer's entry) held back may get in now. After the leave
             // was queued: each node's connection then runs it before the round this wakes.
             waitRoom.releasedHere(ref.key(), null);
         }
     }
 
+    /**
+     * The keys whose hand-over place a leave is moving now: true when another acquisition left since that leave was
+     * sent (one more goes when it is answered), false when none did.
+     */
+    private final java.util.concurrent.ConcurrentHashMap<String, Boolean> handOverLeaves =
+            new java.util.concurrent.ConcurrentHashMap<>();
+
+    /**
+     * An acquisition in a hand-over queue gave up: the client's place moves to its next waiter's, or leaves with its
+     * last one, and the nodes tell the waiters. One such leave per key is in flight at a time, and the next one, sent
+     * when it is answered, says where the place is then: thousands of threads giving up at one deadline sent a leave
+     * each to every node, a burst that made the nodes' replies late for everyone.
+     */
+    private void leaveHandOver(LockRef ref) {
+        boolean[] send = new boolean[1];
+        handOverLeaves.compute(ref.key(), (k, again) -> {
+            send[0] = again == null;
+            return !send[0];
+        });
+        if (send[0]) {
+            sendHandOverLeave(ref);
+        }
+    }
+
+    private void sendHandOverLeave(LockRef ref) {
+        Round round = sendLeave(ref.handingOver(waitRoom.nextPlace(ref.key(), null)));
+        CompletableFuture<?> unused = round.allAnswered().whenComplete((r, e) -> {
+            boolean[] again = new boolean[1];
+            handOverLeaves.compute(ref.key(), (k, more) -> {
+                again[0] = Boolean.TRUE.equals(more);
+                return again[0] ? false : null;
+            });
+            if (again[0]) {
+                // Others left meanwhile: one more leave, from where this client's waiters are now.
+                sendHandOverLeave(ref);
+            }
+        });
+    }
+
     /** Sends {@code shape}'s leaving release, with no lease token: only the place goes (or moves). Fire-and-forget. */
-    void sendLeave(LockRef shape) {
+    Round sendLeave(LockRef shape) {
         long now = ticker.nanoTime();
         Placement.Nodes at = placement.of(shape.key());
         Round round = new Round(NodeOp.Kind.RELEASE, at, at.size(), now, ticker);
@@ -218,6 +256,7 @@ final class Acquisitions extends EnginePart {
                 round,
                 i -> round.op(i, shape.key(), token, 1, now + perNodeTimeoutNanos)
                         .shaped(shape, true));
+        return round;
     }
 
     void acquisitionEnded(LockRef ref, AcquireResult result, long t0) {

@@ -106,6 +106,8 @@ final class WaitRoom {
         int spell;
         /** A release of the key was heard since the queue began: its subscriptions work. */
         boolean heard;
+        /** The outcome of this client's last refused round for the key, if one was. */
+        dev.redlock.RoundOutcome lastRefusal;
 
         /** Remembers a release; false if it was signalled already. */
         boolean firstReport(String release) {
@@ -370,6 +372,30 @@ final class WaitRoom {
             return q;
         });
         return parked[0];
+    }
+
+    /** A round of a waiter of the key was refused: what a waiter that sent no round reports if its wait ends. */
+    void refused(Waiter w, dev.redlock.RoundOutcome outcome) {
+        queues.computeIfPresent(w.key, (k, q) -> {
+            q.lastRefusal = outcome;
+            return q;
+        });
+    }
+
+    /**
+     * The outcome of this client's last refused round for {@code w}'s key if another waiter of this client is ahead of
+     * {@code w} and {@code w} holds no signal: a round of {@code w} now could only be refused, or overtake the waiter
+     * this client owes the lock to. Null otherwise.
+     */
+    dev.redlock.RoundOutcome behindOthers(Waiter w) {
+        dev.redlock.RoundOutcome[] last = new dev.redlock.RoundOutcome[1];
+        queues.computeIfPresent(w.key, (k, q) -> {
+            if (!w.signalled && q.waiters.indexOf(w) > 0) {
+                last[0] = q.lastRefusal;
+            }
+            return q;
+        });
+        return last[0];
     }
 
     /** Takes the waiter's signal, if it holds one: it retries now rather than at its next poll. */
