@@ -78,9 +78,11 @@ public final class AcquireResult {
     }
 
     /**
-     * Returns how many rounds ran within the wait budget.
+     * Returns how many rounds ran within the wait budget. A waiter of a RedLock or MultiLock with others of its client
+     * ahead of it ends at its deadline without a last round (it could only be refused), so it may have run none; its
+     * {@link #lastRound()} is then its client's last refused round for that lock.
      *
-     * @return at least 1
+     * @return how many rounds ran; at least 1 unless the acquisition waited behind others of its client throughout
      */
     public int rounds() {
         return rounds;

@@ -293,12 +293,13 @@ final class Acquisition implements Round.Listener {
         }
         WaitRoom.Waiter w = waiter;
         boolean signal = w != null && engine.waitRoom.consumeSignal(w);
-        RoundOutcome last = w == null || forever || deadline - engine.ticker.nanoTime() > 0
+        RoundOutcome last = w == null || !ref.handsOver() || forever || deadline - engine.ticker.nanoTime() > 0
                 ? null
                 : engine.waitRoom.behindOthers(w);
         if (!signal && last != null) {
-            // Its wait ran out with others of this client ahead of it and no signal: a last round could only be
-            // refused (or overtake them), and thousands of waiters whose waits end together sent thousands at once,
+            // A hand-over waiter (one place per client on the nodes, at its oldest waiter's order) whose wait ran out
+            // with others of this client ahead of it and no signal: a last round could only be refused (or overtake
+            // them), and thousands of waiters whose waits end together sent thousands at once,
             // which made every node's replies late for the rounds that could win. It ends with the outcome of this
             // client's last refused round for the lock.
             deliver(new AcquireResult(null, last, rounds));
@@ -423,8 +424,8 @@ final class Acquisition implements Round.Listener {
             }
         }
         WaitRoom.Waiter w = waiter;
-        if (w != null) {
-            engine.waitRoom.refused(w, a.outcome);
+        if (w != null && a.outcome.reason() == FailureReason.BUSY) {
+            engine.waitRoom.refused(w, a.outcome); // held by another: what a waiter behind this one may report
         }
         sleepThenRound(
                 w != null && engine.waitRoom.signalled(w)

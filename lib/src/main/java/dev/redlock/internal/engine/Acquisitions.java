@@ -230,18 +230,28 @@ final class Acquisitions extends EnginePart {
     }
 
     private void sendHandOverLeave(LockRef ref) {
-        Round round = sendLeave(ref.handingOver(waitRoom.nextPlace(ref.key(), null)));
-        CompletableFuture<?> unused = round.allAnswered().whenComplete((r, e) -> {
-            boolean[] again = new boolean[1];
-            handOverLeaves.compute(ref.key(), (k, more) -> {
-                again[0] = Boolean.TRUE.equals(more);
-                return again[0] ? false : null;
-            });
-            if (again[0]) {
-                // Others left meanwhile: one more leave, from where this client's waiters are now.
-                sendHandOverLeave(ref);
-            }
-        });
+        Round round;
+        try {
+            round = sendLeave(ref.handingOver(waitRoom.nextPlace(ref.key(), null)));
+        } catch (RuntimeException e) {
+            handOverLeaves.remove(ref.key()); // the next acquisition that leaves sends one again
+            throw e;
+        }
+        // A node that never answers (a user's transport whose call hangs) holds the next leave up for two per-node
+        // timeouts at most.
+        CompletableFuture<?> unused = round.allAnswered()
+                .completeOnTimeout(round, 2 * perNodeTimeoutNanos, TimeUnit.NANOSECONDS)
+                .whenComplete((r, e) -> {
+                    boolean[] again = new boolean[1];
+                    handOverLeaves.compute(ref.key(), (k, more) -> {
+                        again[0] = Boolean.TRUE.equals(more);
+                        return again[0] ? false : null;
+                    });
+                    if (again[0]) {
+                        // Others left meanwhile: one more leave, from where this client's waiters are now.
+                        sendHandOverLeave(ref);
+                    }
+                });
     }
 
     /** Sends {@code shape}'s leaving release, with no lease token: only the place goes (or moves). Fire-and-forget. */
