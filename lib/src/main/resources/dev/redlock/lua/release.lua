@@ -34,7 +34,8 @@
 -- (what logs show; too little to release anything), so that waiters subscribed to it try again at once instead of
 -- at their next poll, and a client hearing one release from several nodes wakes one waiter for it. With a queue
 -- ('f', 'q'), the message also names the head of the queue (a space, then its id's first 16 characters): only that
--- waiter's client wakes it, and the other clients' waiters sleep on, since the nodes would refuse them. In a plain
+-- waiter's client wakes it, and the other clients' waiters sleep on, since the nodes would refuse them (and in a
+-- hand-over queue, ' +' after the head if other clients' places wait behind it). In a plain
 -- lock's hand-over queue the head is a client, and the message goes to that client alone, on the key's name followed
 -- by the client's id (the other clients are not even woken to read it), and to the releasing client if it has waiters
 -- left, which learns that another client is next (its own release then waits for the nodes' word instead of waking
@@ -167,7 +168,14 @@ local function news(released)
   end
   redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now)
   local head = redis.call('ZRANGE', KEYS[2], 0, 0)[1]
-  return head and (released .. ' ' .. string.sub(head, 1, 16)) or released, head
+  if not head then
+    return released, nil
+  end
+  -- In a hand-over queue, ' +' when other clients' places wait behind the head: a client named with none behind it
+  -- may wake its own next waiter as it releases (nobody else is there to be first); with others behind, it waits for
+  -- the nodes' word (release after release, the head is then usually another client, which would refuse its waiter).
+  local behind = kind == 'q' and redis.call('ZCARD', KEYS[2]) > 1 and ' +' or ''
+  return released .. ' ' .. string.sub(head, 1, 16) .. behind, head
 end
 
 -- Tells the waiters (see above).

@@ -263,7 +263,7 @@ final class ReleaseRound extends EnginePart {
         engine.fanOut(
                 round,
                 i -> releaseOp(round, i, ref, true, lease.token(), lease.ttlMillis(), sendBy, lease.acquireRound()));
-        if (waitRoom != null && waitRoom.wakesOwnAtRelease(lease.key(), Tokens.prefix(lease.token()))) {
+        if (waitRoom != null && waitRoom.wakesOwnAtRelease(lease.key())) {
             // Wake this client's longest waiter now, not when the release is confirmed: its acquire goes out behind
             // the release on each node's one connection, so every node runs the release first, and the hand-off
             // costs one round trip instead of two. (The nodes' notifications of this release are deduplicated.)

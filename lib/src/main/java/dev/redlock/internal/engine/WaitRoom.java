@@ -92,12 +92,10 @@ final class WaitRoom {
         final boolean[] used = new boolean[RECENT_RELEASES];
         int next;
         /**
-         * Another client queues for the key: a release named another client's waiter as the head of the nodes' queue,
-         * and none since said that nobody queues, or named this client after a release of its own.
+         * Another client queues for the key: the last release heard named another client as the head of the nodes'
+         * queue, or this client with other clients' places behind it.
          */
         boolean othersFirst;
-        /** The token prefix of this client's last release of the key. */
-        String ownRelease;
         /** Kept with no waiter after the last one got in, while others queue (see {@link #lingers}). */
         boolean lingering;
         /** While lingering: the lock whose release left this client's place on the nodes, if one did. */
@@ -446,7 +444,9 @@ final class WaitRoom {
         int enoughUnnamed = here || !hears(quorum) ? 1 : quorum;
         int space = message == null ? -1 : message.indexOf(' ');
         String release = space < 0 ? message : message.substring(0, space);
-        String head = space < 0 ? null : message.substring(space + 1);
+        int end = space < 0 ? -1 : message.indexOf(' ', space + 1);
+        String head = space < 0 ? null : end < 0 ? message.substring(space + 1) : message.substring(space + 1, end);
+        boolean othersBehind = end >= 0 && message.startsWith("+", end + 1);
         Waiter[] target = new Waiter[1];
         queues.computeIfPresent(key, (k, q) -> {
             q.heard = true;
@@ -480,8 +480,11 @@ final class WaitRoom {
             boolean foreign = head != null && !head.equals(clientId);
             if (foreign) {
                 q.othersFirst = true;
-            } else if (head == null || (release != null && release.equals(q.ownRelease))) {
-                q.othersFirst = false; // nobody queues, or this client's own release named it: nobody else is ahead
+            } else {
+                // This client is the head, or nobody queues. With other clients' places behind it, their waiters are
+                // usually first after its next release, so that release does not wake its own waiter ahead of the
+                // nodes' word (the nodes would refuse it: a round for nothing); with nobody behind, it does.
+                q.othersFirst = othersBehind;
             }
             if (foreign || (release != null && !q.use(release, head == null ? enoughUnnamed : quorum))) {
                 // Another client's turn; or signalled already (by this client's release, or by enough nodes); or not
@@ -581,15 +584,13 @@ final class WaitRoom {
     }
 
     /**
-     * This client releases the key (its lease's token starts with {@code release}): whether it should wake its
-     * oldest waiter of the key at once, ahead of the nodes' word. Yes if it has one and no other client is known to
-     * queue for the key (then the nodes would refuse this client's waiter, and the release's own message wakes the
-     * right one).
+     * This client releases the key: whether it should wake its oldest waiter of the key at once, ahead of the nodes'
+     * word. Yes if it has one and no other client is known to queue for the key (else the nodes would likely refuse
+     * this client's waiter, and the release's own message wakes the right one).
      */
-    boolean wakesOwnAtRelease(String key, String release) {
+    boolean wakesOwnAtRelease(String key) {
         boolean[] wake = new boolean[1];
         queues.computeIfPresent(key, (k, q) -> {
-            q.ownRelease = release;
             wake[0] = !q.othersFirst && !q.waiters.isEmpty();
             return q;
         });

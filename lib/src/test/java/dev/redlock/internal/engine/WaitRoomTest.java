@@ -85,13 +85,29 @@ class WaitRoomTest {
         join("k", "a");
         room.released("k", "t1 0123456789abcdef");
         assertEquals(List.of(), woken);
-        assertFalse(room.wakesOwnAtRelease("k", "t0"), "another client queues: the client's own release waits too");
-        room.released("k", "t2 c0ffee00c0ffee00"); // this client's turn: its oldest waiter goes
-        room.released("k", "t2 c0ffee00c0ffee00"); // the same release, from another node
+        assertFalse(room.wakesOwnAtRelease("k"), "another client queues: the client's own release waits too");
+        room.released("k", "t2 c0ffee00c0ffee00 +"); // this client's turn, others behind it: its oldest waiter goes
+        room.released("k", "t2 c0ffee00c0ffee00 +"); // the same release, from another node
         assertEquals(List.of("a"), woken);
-        assertFalse(room.wakesOwnAtRelease("k", "t3"), "others may still queue behind this client");
-        room.released("k", "t3 c0ffee00c0ffee00"); // this client's own release named it: nobody else is ahead
-        assertTrue(room.wakesOwnAtRelease("k", "t4"));
+        assertFalse(room.wakesOwnAtRelease("k"), "other clients queue behind this one: one of them is likely next");
+        room.released("k", "t3 c0ffee00c0ffee00"); // a release named this client with nobody behind it
+        assertTrue(room.wakesOwnAtRelease("k"), "nobody else queues: this client's next waiter is next");
+        room.released("k", "t4 c0ffee00c0ffee00 +"); // its own release: others queue behind it again
+        assertFalse(room.wakesOwnAtRelease("k"));
+        room.released("k", "t5");
+        assertTrue(room.wakesOwnAtRelease("k"), "nobody queues");
+    }
+
+    @Test
+    void anotherClientsReleaseNamingThisOneWithNobodyBehindLetsItsNextReleaseWakeItsOwnWaiter() {
+        // One client left contending: its waiters hand over among themselves in one round trip, not through the nodes.
+        join("k", "a");
+        join("k", "b");
+        room.released("k", "t1 0123456789abcdef");
+        room.released("k", "t2 c0ffee00c0ffee00");
+        room.released("k", "t2 c0ffee00c0ffee00");
+        assertEquals(List.of("a"), woken);
+        assertTrue(room.wakesOwnAtRelease("k"), "the last client queueing wakes its own next waiter at its release");
     }
 
     /** A room of a client on three nodes (a majority is two) that hears {@code listening} of them. */
