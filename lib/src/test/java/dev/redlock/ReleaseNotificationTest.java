@@ -14,7 +14,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import redis.clients.jedis.Jedis;
 
 /**
@@ -113,15 +116,19 @@ class ReleaseNotificationTest extends RedisBackedTest {
                 }
                 return true;
             });
+            // ... and, once a majority of the nodes confirmed those subscriptions, it checked once more (a release
+            // between its refused round and its subscriptions would have gone unheard).
+            int checked = 2 * (id + 1);
+            await().atMost(Duration.ofSeconds(5)).until(() -> rounds.size() == checked);
         }
-        assertEquals(List.of(0, 1, 2), rounds, "one refused round each before the release");
+        assertEquals(List.of(0, 0, 1, 1, 2, 2), rounds, "a refused round and a check each before the release");
         lease.release();
         CompletableFuture.allOf(waiters.toArray(new CompletableFuture<?>[0])).get(15, TimeUnit.SECONDS);
         assertEquals(List.of(0, 1, 2), granted, "the lock went to the waiters in the order they began");
         assertEquals(
-                List.of(0, 1, 2, 0, 1, 2),
+                List.of(0, 0, 1, 1, 2, 2, 0, 1, 2),
                 rounds,
-                "after the first refusal, one round per waiter, each when the lock was handed over to its client");
+                "then one round per waiter, each when the lock was handed over to its client");
     }
 
     /** Whether every node has {@code channels} channels for the key (its own, and one per listening client). */
@@ -157,6 +164,8 @@ class ReleaseNotificationTest extends RedisBackedTest {
         CompletableFuture<java.util.Optional<Lease>> first =
                 back.redLock(name).tryAcquireAsync(Duration.ofSeconds(20), Duration.ofSeconds(10));
         await().atMost(Duration.ofSeconds(5)).until(() -> placesEverywhere(lease.key() + ":q", 1));
+        // Refused, then a check once its subscriptions were confirmed.
+        await().atMost(Duration.ofSeconds(5)).until(() -> rounds.get() == 2);
         CompletableFuture<java.util.Optional<Lease>> other =
                 slowPoller(true).redLock(name).tryAcquireAsync(Duration.ofSeconds(20), Duration.ofSeconds(10));
         await().atMost(Duration.ofSeconds(5))
@@ -172,7 +181,7 @@ class ReleaseNotificationTest extends RedisBackedTest {
         } finally {
             node(4).resume();
         }
-        assertEquals(2, rounds.get(), "refused once, then granted");
+        assertEquals(3, rounds.get(), "refused once, checked once, then granted");
         // Every node reports that release; none of the reports makes the client leave the queue or stop listening.
         await().during(Duration.ofMillis(500))
                 .atMost(Duration.ofSeconds(5))
@@ -182,10 +191,10 @@ class ReleaseNotificationTest extends RedisBackedTest {
         Lease others = other.get(10, TimeUnit.SECONDS).orElseThrow();
         CompletableFuture<java.util.Optional<Lease>> again =
                 back.redLock(name).tryAcquireAsync(Duration.ofSeconds(20), Duration.ofSeconds(10));
-        await().during(Duration.ofMillis(300)).atMost(Duration.ofSeconds(5)).until(() -> rounds.get() == 2);
+        await().during(Duration.ofMillis(300)).atMost(Duration.ofSeconds(5)).until(() -> rounds.get() == 3);
         others.release();
         again.get(10, TimeUnit.SECONDS).orElseThrow().release();
-        assertEquals(3, rounds.get(), "one round when the lock was handed back, none while the other client held it");
+        assertEquals(4, rounds.get(), "one round when the lock was handed back, none while the other client held it");
     }
 
     @Test
@@ -205,6 +214,37 @@ class ReleaseNotificationTest extends RedisBackedTest {
         assertTrue(pubsubConnections() > 0, "the subscriber connections stay open while the client lives");
         waiting.close();
         await().atMost(Duration.ofSeconds(5)).until(() -> pubsubConnections() == 0);
+    }
+
+    /**
+     * A waiter for a lock held long (a leader's lock, say) polls every third of its place's window once its client's
+     * subscriptions are confirmed, not at the retry delay until a first release is heard. Seen failing before: with a
+     * 5 ms retry delay, about 140 rounds a second for as long as the holder kept the lock (the client took "nothing
+     * heard for the key yet" for "its subscriptions may not be in place").
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"redLock", "fairLock"})
+    void aWaiterForALockHeldLongPollsAtItsWindowNotAtTheRetryDelay(String kind) throws Exception {
+        RedlockClient holder = client();
+        LongAdder rounds = new LongAdder();
+        RedlockClient waiting = client(b -> b.listener(new RedlockListener() {
+            @Override
+            public void acquireRound(LockKind k, RoundOutcome round) {
+                rounds.increment();
+            }
+        }));
+        String name = uniqueName("held-long");
+        Lease lease = holdForAMinute(holder, name);
+        QuorumLock lock = kind.equals("redLock") ? waiting.redLock(name) : waiting.fairLock(name);
+        long waitMillis = 3_000;
+        assertFalse(lock.tryAcquire(Duration.ofMillis(waitMillis)).isPresent(), "the lock is held throughout");
+        // A window of max(1 s, 3 retry delays) for a hand-over place, 5 s for a fair one: a poll every 333 ms (jitter
+        // of a sixth).
+        long most = waitMillis / 250 + 3;
+        assertTrue(
+                rounds.sum() <= most,
+                () -> rounds.sum() + " rounds in " + waitMillis + " ms of waiting (at most " + most + " expected)");
+        lease.release();
     }
 
     /** Subscriber connections on every node (subscribed now, or idle since their last UNSUBSCRIBE). */

@@ -308,6 +308,11 @@ public final class SimSubscriber {
         String kind;
         try {
             kind = ReleaseSubscriber.push(push, (channel, payload) -> {
+                if (payload == null) {
+                    trace(c, "subscribed to " + channel);
+                    onRelease.accept(channel, null);
+                    return;
+                }
                 messages++;
                 trace(c, "message " + payload + " on " + channel);
                 onRelease.accept(channel, payload);

@@ -104,6 +104,8 @@ final class WaitRoom {
         int spell;
         /** A release of the key was heard since the queue began: its subscriptions work. */
         boolean heard;
+        /** How many nodes confirmed the subscriptions of the key since the queue began (more if a node reconnected). */
+        int confirmed;
         /** The outcome of this client's last refused round for the key, if one was. */
         dev.redlock.RoundOutcome lastRefusal;
 
@@ -229,7 +231,33 @@ final class WaitRoom {
         boolean mine = channel.length() > clientId.length()
                 && channel.endsWith(clientId)
                 && channel.charAt(channel.length() - clientId.length() - 1) == '}';
-        released(mine ? channel.substring(0, channel.length() - clientId.length()) : channel, message, false);
+        String key = mine ? channel.substring(0, channel.length() - clientId.length()) : channel;
+        if (message == null) {
+            if (mine) {
+                subscribed(key);
+            }
+            return;
+        }
+        released(key, message, false);
+    }
+
+    /**
+     * A node confirmed this client's subscription to the key's channels (the channel for this client is subscribed
+     * with or after the key's own, on the same connection). Once a majority did, the key's waiters no longer poll as
+     * if deaf, and the oldest one runs a round: a release between its refused round and the subscriptions went
+     * unheard, and that round finds it.
+     */
+    private void subscribed(String key) {
+        Waiter[] target = new Waiter[1];
+        queues.computeIfPresent(key, (k, q) -> {
+            if (++q.confirmed == quorum && !q.heard) {
+                target[0] = oldestUnsignalled(q);
+            }
+            return q;
+        });
+        if (target[0] != null) {
+            target[0].wake();
+        }
     }
 
     /** Whether this client hears releases from at least {@code quorum} nodes now. */
@@ -659,15 +687,15 @@ final class WaitRoom {
 
     /**
      * Whether a waiter of the key polls as if there were no notifications: its client hears too few nodes, or it
-     * heard nothing for the key yet (its subscriptions may still be on their way, and a release that named it then
-     * went unheard).
+     * heard nothing for the key yet and fewer than {@code quorum} nodes confirmed its subscriptions (they may still be
+     * on their way, and a release that named it then went unheard).
      */
     boolean deaf(String key, int quorum) {
         if (!hears(quorum)) {
             return true;
         }
         Queue q = queues.get(key);
-        return q == null || !q.heard;
+        return q == null || (!q.heard && q.confirmed < quorum);
     }
 
     /**

@@ -125,8 +125,8 @@ public final class NodeClients implements AutoCloseable, Subscriptions.Source {
      * shared loop, opened when the first key is subscribed); the user's transports have none, their waiters poll.
      * Call once, before {@link #start()}.
      *
-     * @param onRelease called with a released key and the payload its release published, on the I/O loop thread;
-     *     must not block
+     * @param onRelease called with a released key and the payload its release published (null: a node confirmed a
+     *     subscription to the channel), on the I/O loop thread; must not block
      */
     @Override
     public Subscriptions listen(java.util.function.BiConsumer<String, String> onRelease) {

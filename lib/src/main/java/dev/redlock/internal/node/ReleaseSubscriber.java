@@ -381,8 +381,8 @@ public final class ReleaseSubscriber implements NioLoop.Handler {
 
     /**
      * One reply of a subscribed connection, as {@link Resp} parsed it (not an error, not an AUTH reply): a message
-     * goes to {@code onRelease} with its channel (the released key) and its payload as published; the simulation's
-     * subscribers hand their pushes here too.
+     * goes to {@code onRelease} with its channel (the released key) and its payload as published, and a confirmed
+     * subscription with its channel and a null payload; the simulation's subscribers hand their pushes here too.
      *
      * @return the push's kind: {@code message}, {@code subscribe}, {@code unsubscribe}, or {@code pong} (a PING's
      *     answer: ["pong", ""] while subscribed, +PONG once every channel was unsubscribed)
@@ -402,7 +402,9 @@ public final class ReleaseSubscriber implements NioLoop.Handler {
         String kind = text(push.get(0));
         if (kind.equals("message")) {
             onRelease.accept(text(push.get(1)), text(push.get(2)));
-        } else if (!kind.equals("subscribe") && !kind.equals("unsubscribe")) {
+        } else if (kind.equals("subscribe")) {
+            onRelease.accept(text(push.get(1)), null); // from now on, this node's releases on the channel are heard
+        } else if (!kind.equals("unsubscribe")) {
             throw new Resp.ProtocolException("not a pub/sub push: " + kind);
         }
         return kind;

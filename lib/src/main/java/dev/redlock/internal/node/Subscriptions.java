@@ -42,8 +42,8 @@ public interface Subscriptions {
         /**
          * Starts listening. Call once, before the first key is subscribed.
          *
-         * @param onRelease called with a released key (the channel) and the payload its release published, unchanged;
-         *     must not block
+         * @param onRelease called with a released key (the channel) and the payload its release published, unchanged,
+         *     and with a channel and a null payload when a node confirms a subscription to it; must not block
          * @return where the keys that have waiters are subscribed
          */
         Subscriptions listen(java.util.function.BiConsumer<String, String> onRelease);
