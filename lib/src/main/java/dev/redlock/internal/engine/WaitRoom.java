@@ -347,7 +347,10 @@ final class WaitRoom {
                 }
             }
             if (q.waiters.isEmpty()) {
-                if (w.handsOver() && linger(k, q)) {
+                // A client that waited for the lock is likely to come back for it (a loop, a busy service): keeping
+                // the key's subscriptions a while spares the next acquisition a SUBSCRIBE, and the check that
+                // follows its confirmation (see subscribed); in a hand-over queue, the client's place stays too.
+                if ((w.handsOver() || w.id != null) && linger(k, q)) {
                     return q;
                 }
                 unsubscribe(k);
