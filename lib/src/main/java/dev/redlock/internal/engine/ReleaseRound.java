@@ -251,6 +251,9 @@ final class ReleaseRound extends EnginePart {
     void submitRelease(Round round, DefaultLease lease, long sendBy) {
         // In a hand-over queue, the client's place moves to its next waiter's (or leaves) as the key is released.
         LockRef ref = lease.ref().handsOver() ? handOver(lease.ref()) : lease.ref();
+        if (waitRoom != null && ref.kind() == LockRef.Kind.FAIR) {
+            waitRoom.releasingWithNoWaiter(lease.key(), Tokens.prefix(lease.token()));
+        }
         CompletableFuture<?> unused = round.allAnswered()
                 .thenRun(() -> retryUnconfirmed(
                         round,

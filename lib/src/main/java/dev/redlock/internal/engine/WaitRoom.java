@@ -595,6 +595,22 @@ final class WaitRoom {
         return yes[0];
     }
 
+    /**
+     * This client releases a fair lease of the key: if none of its acquisitions waits for the key, the nodes' reports
+     * of the release wake nobody. An acquisition that begins after it runs its first round behind the release on each
+     * node's connection, so it sees the lock as the release left it; woken by a late report (the key's subscriptions
+     * outlive its last waiter, see leave), it would run a second round, which the next holder refuses.
+     */
+    void releasingWithNoWaiter(String key, String release) {
+        queues.computeIfPresent(key, (k, q) -> {
+            if (q.waiters.isEmpty()) {
+                q.use(release, Integer.MAX_VALUE);
+                q.used[q.find(release)] = true;
+            }
+            return q;
+        });
+    }
+
     /** The reports of this client's release {@code release} of the key wake nobody (a failed round's own release). */
     void ignore(String key, String release) {
         queues.computeIfPresent(key, (k, q) -> {
