@@ -114,10 +114,6 @@ final class WaitRoom {
             return use(release, 1);
         }
 
-        /**
-         * Counts one more report of a release; true once, when it has been reported {@code enough} times (or it is
-         * the first report and {@code enough} is at most 1): then it wakes a waiter.
-         */
         /** Where {@code release} is remembered, or -1. */
         int find(String release) {
             for (int i = 0; i < recent.length; i++) {
@@ -128,6 +124,10 @@ final class WaitRoom {
             return -1;
         }
 
+        /**
+         * Counts one more report of a release; true once, when it has been reported {@code enough} times (or it is
+         * the first report and {@code enough} is at most 1): then it wakes a waiter.
+         */
         boolean use(String release, int enough) {
             int at = find(release);
             if (at < 0) {
