@@ -251,7 +251,7 @@ final class ReleaseRound extends EnginePart {
     void submitRelease(Round round, DefaultLease lease, long sendBy) {
         // In a hand-over queue, the client's place moves to its next waiter's (or leaves) as the key is released.
         LockRef ref = lease.ref().handsOver() ? handOver(lease.ref()) : lease.ref();
-        if (waitRoom != null && ref.kind() == LockRef.Kind.FAIR) {
+        if (waitRoom != null && ref.queues() && !ref.handsOver()) {
             waitRoom.releasingWithNoWaiter(lease.key(), Tokens.prefix(lease.token()));
         }
         CompletableFuture<?> unused = round.allAnswered()

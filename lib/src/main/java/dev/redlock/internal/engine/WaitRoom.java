@@ -106,6 +106,8 @@ final class WaitRoom {
         boolean heard;
         /** How many nodes confirmed the subscriptions of the key since the queue began (more if a node reconnected). */
         int confirmed;
+        /** A release of this client's made while it had no waiter: its reports that name no head wake nobody. */
+        String quietRelease;
         /** The outcome of this client's last refused round for the key, if one was. */
         dev.redlock.RoundOutcome lastRefusal;
 
@@ -481,6 +483,9 @@ final class WaitRoom {
         Waiter[] target = new Waiter[1];
         queues.computeIfPresent(key, (k, q) -> {
             q.heard = true;
+            if (head == null && release != null && release.equals(q.quietRelease)) {
+                return q; // see releasingWithNoWaiter (nor does it end a lingering spell)
+            }
             if (q.waiters.isEmpty()
                     && q.lingering
                     && (head == null || head.equals(clientId))
@@ -596,16 +601,17 @@ final class WaitRoom {
     }
 
     /**
-     * This client releases a fair lease of the key: if none of its acquisitions waits for the key, the nodes' reports
-     * of the release wake nobody. An acquisition that begins after it runs its first round behind the release on each
-     * node's connection, so it sees the lock as the release left it; woken by a late report (the key's subscriptions
-     * outlive its last waiter, see leave), it would run a second round, which the next holder refuses.
+     * This client releases a fair lease (or a preferred writer's) of the key: if none of its acquisitions waits for
+     * the key, the nodes' reports of the release that name no head wake nobody. An acquisition that begins after it
+     * runs its first round behind the release on each node's connection, so it sees the lock as the release left it;
+     * woken by a late report (the key's subscriptions outlive its last waiter, see leave), it would run a second
+     * round, which the next holder refuses. A report that names a waiter of this client still wakes it: its place
+     * reached that node before the release.
      */
     void releasingWithNoWaiter(String key, String release) {
         queues.computeIfPresent(key, (k, q) -> {
             if (q.waiters.isEmpty()) {
-                q.use(release, Integer.MAX_VALUE);
-                q.used[q.find(release)] = true;
+                q.quietRelease = release;
             }
             return q;
         });
