@@ -100,7 +100,7 @@ class ClusterScenariosTest extends ChaosTestBase {
                     "cluster-nemesis");
             nemesis.start();
             SoakWorkload.Result result = workload.run(uris, seed);
-            nemesis.join(FAILOVER.toMillis() * 2);
+            nemesis.join(FAILOVER.toMillis() * 5); // a kill with no takeover, then a late rejoin, waits up to 4 of them
             assertTrue(result.crashes().isEmpty(), () -> "workload clients crashed: " + result.crashes());
             assertNull(nemesisError.get(), () -> "the nemesis failed: " + causes(nemesisError.get()));
             List<Checker> checkers = new ArrayList<>(
@@ -168,23 +168,13 @@ class ClusterScenariosTest extends ChaosTestBase {
                     // a new server the clients must quarantine), and the nemesis goes on.
                     history.add(event("failover-missed", node, causes(e)));
                     System.out.printf("[chaos] cluster-faults: no takeover in time, restarting: %s%n", causes(e));
-                    cluster.restartAndAwaitRejoin(owner, FAILOVER);
+                    rejoin(cluster, owner, node, history);
                     history.add(event("rejoined", node, owner.port() + " with its slots"));
                     pause(Duration.ofMillis(500 + random.nextInt(1500)));
                     continue;
                 }
                 history.add(event("failover-done", node, "replica " + promoted.port() + " took over"));
-                try {
-                    cluster.restartAndAwaitRejoin(owner, FAILOVER);
-                } catch (IllegalStateException e) {
-                    // The cluster's gossip had not settled in time (a node still at cluster_state:fail on a loaded
-                    // machine): recorded with its causes, and one more wait for the cluster to be ready before the
-                    // next fault. Only a cluster that never settles fails the run.
-                    history.add(event("rejoin-late", node, causes(e)));
-                    System.out.printf(
-                            "[chaos] cluster-faults: rejoin not settled in time, waiting on: %s%n", causes(e));
-                    cluster.awaitReady(FAILOVER);
-                }
+                rejoin(cluster, owner, node, history);
                 history.add(event("rejoined", node, owner.port() + " as a replica of " + promoted.port()));
             } else {
                 boolean withKeys = fault == Fault.RESHARD;
@@ -208,6 +198,22 @@ class ClusterScenariosTest extends ChaosTestBase {
             }
             faults.get(fault).incrementAndGet();
             pause(Duration.ofMillis(500 + random.nextInt(1500)));
+        }
+    }
+
+    /**
+     * Restarts a killed master and waits for it to rejoin. If the cluster's gossip has not settled in time (a node
+     * still at cluster_state:fail on a loaded machine, after a failover or after a takeover that never came), that is
+     * recorded with its causes, and the cluster gets one more wait, twice as long, to be ready before the next fault.
+     * Only a cluster that never settles fails the run.
+     */
+    private static void rejoin(RedisClusterGroup cluster, RedisServer owner, int node, History history) {
+        try {
+            cluster.restartAndAwaitRejoin(owner, FAILOVER);
+        } catch (IllegalStateException e) {
+            history.add(event("rejoin-late", node, causes(e)));
+            System.out.printf("[chaos] cluster-faults: rejoin not settled in time, waiting on: %s%n", causes(e));
+            cluster.awaitReady(FAILOVER.multipliedBy(2));
         }
     }
 
