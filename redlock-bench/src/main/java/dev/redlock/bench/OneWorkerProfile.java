@@ -16,10 +16,12 @@ import jdk.jfr.Recording;
 
 /**
  * One worker's acquire+release cycles of our RedLock (or, with {@code -Dprofile.contender=floor-fanout-5}, of the
- * five-node fan-out floor) on five local masters, as {@link Compare} runs them, under a JFR recording that covers
+ * five-node fan-out floor; with {@code -Dprofile.contender=ours-redlock-restart-protected}, of our RedLock with restart
+ * protection on, whose warm-up must outlast the masters' first quarantine of the 10 s lease) on five local masters, as {@link Compare} runs them, under a JFR recording that covers
  * only the measured window: {@code -Dprofile.seconds} (default 10) after {@code -Dprofile.warmup} seconds of
  * warm-up (default 10, so that the JIT has settled). Prints cycles, cycles/s, acquire and cycle latency, JVM
- * CPU (user and system), the servers' and the whole machine's CPU and context switches per cycle, and writes the recording ({@code -Dprofile.jfr}, default
+ * CPU (user and system), the servers' and the whole machine's CPU, context switches and the bytes the JVM's threads
+ * allocated per cycle, and writes the recording ({@code -Dprofile.jfr}, default
  * {@code redlock-bench/target/one-worker.jfr}; {@code none} records nothing, for a run under an external profiler) with
  * JFR's {@code profile} settings.
  *
@@ -43,9 +45,10 @@ public final class OneWorkerProfile {
         long seconds = Long.getLong("profile.seconds", 10);
         long warmup = Long.getLong("profile.warmup", 10);
         try (RedisNodes nodes = RedisNodes.start(Compare.NODES)) {
-            OurContender ours =
-                    new OurContender(QuorumPolicy.MAJORITY, nodes.uris(), Compare.PER_NODE_TIMEOUT, Compare.LEASE);
-            Contender contender = which.equals("ours-redlock")
+            OurContender ours = which.equals("ours-redlock-restart-protected")
+                    ? OurContender.restartProtected(nodes.uris(), Compare.PER_NODE_TIMEOUT, Compare.LEASE)
+                    : new OurContender(QuorumPolicy.MAJORITY, nodes.uris(), Compare.PER_NODE_TIMEOUT, Compare.LEASE);
+            Contender contender = which.startsWith("ours-redlock")
                     ? ours
                     : new FanOutFloor(
                             nodes.uris(),
@@ -61,6 +64,7 @@ public final class OneWorkerProfile {
                 String jfrProperty = System.getProperty("profile.jfr", "redlock-bench/target/one-worker.jfr");
                 Recording recording = jfrProperty.equals("none") ? null : startRecording();
                 long switches0 = ContextSwitches.ofProcess();
+                long allocated0 = allocatedBytes();
                 long[] ticks0 = ticks();
                 long cpu0 = cpuNanos();
                 long t0 = System.nanoTime();
@@ -75,6 +79,7 @@ public final class OneWorkerProfile {
                 long t1 = System.nanoTime();
                 long cpu1 = cpuNanos();
                 long switches1 = ContextSwitches.ofProcess();
+                long allocated1 = allocatedBytes();
                 long[] ticks1 = ticks();
                 String written = "none";
                 if (recording != null) {
@@ -99,11 +104,14 @@ public final class OneWorkerProfile {
                         written);
                 System.out.printf(
                         Locale.ROOT,
-                        "latency (us): acquire p50 %.1f p99 %.1f; cycle p50 %.1f p99 %.1f%n",
+                        "latency (us): acquire p50 %.1f p99 %.1f; cycle p50 %.1f p99 %.1f; allocated %s bytes/cycle%n",
                         acquire.percentile(0.5) / 1e3,
                         acquire.percentile(0.99) / 1e3,
                         cycle.percentile(0.5) / 1e3,
-                        cycle.percentile(0.99) / 1e3);
+                        cycle.percentile(0.99) / 1e3,
+                        allocated0 < 0 || allocated1 < 0
+                                ? "(not measured)"
+                                : String.format(Locale.ROOT, "%.0f", (double) (allocated1 - allocated0) / cycles));
                 if (ticks0 != null && ticks1 != null) {
                     double perCycle = 1e6 / TICKS_PER_SECOND / cycles;
                     System.out.printf(
@@ -182,6 +190,26 @@ public final class OneWorkerProfile {
         } catch (java.io.IOException | RuntimeException e) {
             return 0;
         }
+    }
+
+    /**
+     * The bytes every live thread of this JVM has allocated on the heap so far (the worker's, the client's I/O loop
+     * and scheduler, JFR's), or -1 where the JVM does not count them. The threads live through the window, so the
+     * difference of two readings is what the window allocated.
+     */
+    private static long allocatedBytes() {
+        if (!(ManagementFactory.getThreadMXBean() instanceof com.sun.management.ThreadMXBean threads)
+                || !threads.isThreadAllocatedMemorySupported()
+                || !threads.isThreadAllocatedMemoryEnabled()) {
+            return -1;
+        }
+        long sum = 0;
+        for (long bytes : threads.getThreadAllocatedBytes(threads.getAllThreadIds())) {
+            if (bytes > 0) { // -1 for a thread that ended between the two calls
+                sum += bytes;
+            }
+        }
+        return sum;
     }
 
     private static long cpuNanos() {

@@ -64,6 +64,27 @@ final class OurContender implements Contender {
         this.client = newClient(uris, perNodeTimeout, !polling, listeners);
     }
 
+    private OurContender(QuorumPolicy policy, Duration lease, RedlockClient client) {
+        this.policy = policy;
+        this.lease = lease;
+        this.polling = false;
+        this.tls = false;
+        this.client = client;
+    }
+
+    /**
+     * Our RedLock with restart protection on, as the library's default: every acquire checks the node's incarnation
+     * marker and every connection reads {@code INFO} first. Fresh masters do not count for the longest lease plus
+     * drift, so a run must warm up for longer than {@code lease} before it measures.
+     */
+    static OurContender restartProtected(List<String> uris, Duration perNodeTimeout, Duration lease) {
+        RedlockClient client = RedlockClient.create(RedlockConfig.builder()
+                .nodes(uris)
+                .perNodeTimeout(perNodeTimeout)
+                .build());
+        return new OurContender(QuorumPolicy.MAJORITY, lease, client);
+    }
+
     /**
      * A client over {@code uris} as every benchmark of ours runs it, with {@code listeners} registered. Restart
      * quarantine off: the masters were started moments before the run, and would not count at first.
@@ -105,7 +126,8 @@ final class OurContender implements Contender {
 
     /** The settings of a client made by {@link #newClient}, for the reports. */
     static String clientSettings(RedlockConfig c) {
-        return "perNodeTimeout " + c.perNodeTimeout().toMillis() + " ms, restartQuarantine off (fresh masters), "
+        return "perNodeTimeout " + c.perNodeTimeout().toMillis() + " ms, restartQuarantine "
+                + (c.restartQuarantine() ? "on" : "off (fresh masters)") + ", "
                 + "connectTimeout " + c.connectTimeout().toMillis()
                 + " ms, retryDelay " + c.retryDelay().toMillis() + " ms +/- " + Math.round(c.retryJitter() * 100)
                 + "%, driftFactor " + c.driftFactor() + ", circuitOpenDuration "
