@@ -38,6 +38,8 @@ public final class SimSubscriber {
         final int incarnation;
         /** Channels a SUBSCRIBE was sent for on this connection (not yet unsubscribed). */
         final Set<String> subscribed = new LinkedHashSet<>();
+        /** Channels the node confirmed on this connection, not unsubscribed since. */
+        final Set<String> confirmed = new LinkedHashSet<>();
 
         boolean connected;
         boolean broken;
@@ -147,6 +149,17 @@ public final class SimSubscriber {
                 }
                 return n;
             }
+
+            @Override
+            public int confirmed(String channel) {
+                int n = 0;
+                for (SimSubscriber s : all) {
+                    if (s.confirmed(channel)) {
+                        n++;
+                    }
+                }
+                return n;
+            }
         };
     }
 
@@ -162,6 +175,12 @@ public final class SimSubscriber {
         if (wanted.remove(channel)) {
             sync();
         }
+    }
+
+    /** Whether the node confirmed the subscription to {@code channel} on the current connection. */
+    public boolean confirmed(String channel) {
+        Conn c = conn;
+        return c != null && c.confirmed.contains(channel);
     }
 
     /** Whether the subscription is up: a subscribe push came on the current connection. */
@@ -227,6 +246,7 @@ public final class SimSubscriber {
             }
         }
         c.subscribed.removeAll(drop);
+        c.confirmed.removeAll(drop);
         if (!add.isEmpty()) {
             trace(c, "SUBSCRIBE " + add);
             request(c, () -> add.forEach(ch -> server.subscribe(c, ch)));
@@ -310,6 +330,9 @@ public final class SimSubscriber {
             kind = ReleaseSubscriber.push(push, (channel, payload) -> {
                 if (payload == null) {
                     trace(c, "subscribed to " + channel);
+                    if (c.subscribed.contains(channel)) {
+                        c.confirmed.add(channel); // before the engine hears of it (see ReleaseSubscriber)
+                    }
                     onRelease.accept(channel, null);
                     return;
                 }

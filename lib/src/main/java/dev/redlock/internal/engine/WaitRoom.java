@@ -104,8 +104,8 @@ final class WaitRoom {
         int spell;
         /** A release of the key was heard since the queue began: its subscriptions work. */
         boolean heard;
-        /** How many nodes confirmed the subscriptions of the key since the queue began (more if a node reconnected). */
-        int confirmed;
+        /** A majority of nodes confirmed the key's subscriptions since the queue began (its check round is due). */
+        boolean confirmed;
         /** A release of this client's made while it had no waiter: its reports that name no head wake nobody. */
         String quietRelease;
         /** The outcome of this client's last refused round for the key, if one was. */
@@ -250,10 +250,15 @@ final class WaitRoom {
      * unheard, and that round finds it.
      */
     private void subscribed(String key) {
+        // Distinct nodes, on their current connections: a node that reconnected and confirmed again counts once.
+        boolean majority = subscriptions.confirmed(key + clientId) >= quorum;
         Waiter[] target = new Waiter[1];
         queues.computeIfPresent(key, (k, q) -> {
-            if (++q.confirmed == quorum && !q.heard) {
-                target[0] = oldestUnsignalled(q);
+            if (majority && !q.confirmed) {
+                q.confirmed = true;
+                if (!q.heard) {
+                    target[0] = oldestUnsignalled(q);
+                }
             }
             return q;
         });
@@ -720,7 +725,7 @@ final class WaitRoom {
             return true;
         }
         Queue q = queues.get(key);
-        return q == null || (!q.heard && q.confirmed < quorum);
+        return q == null || (!q.heard && subscriptions.confirmed(key + clientId) < quorum);
     }
 
     /**

@@ -154,6 +154,17 @@ public final class NodeClients implements AutoCloseable, Subscriptions.Source {
             public int listening() {
                 return NodeClients.this.listening();
             }
+
+            @Override
+            public int confirmed(String channel) {
+                int n = 0;
+                for (ReleaseSubscriber s : subscribers) {
+                    if (s.confirmed(channel)) {
+                        n++;
+                    }
+                }
+                return n;
+            }
         };
     }
 

@@ -70,6 +70,8 @@ public final class ReleaseSubscriber implements NioLoop.Handler {
     private long notBeforeNanos = System.nanoTime();
     /** Channels a SUBSCRIBE was written for on the current connection (not yet unsubscribed). */
     private final Set<String> subscribed = new HashSet<>();
+    /** Channels the node confirmed on the current connection and not unsubscribed since; read from any thread. */
+    private final Set<String> confirmed = ConcurrentHashMap.newKeySet();
     /** AUTH replies still to come before the pushes start. */
     private int authLeft;
 
@@ -104,10 +106,18 @@ public final class ReleaseSubscriber implements NioLoop.Handler {
         String tag = spec.keyTag();
         // A cluster slot's keys, and so the channels its releases publish on, start with the slot's tag: waiters know
         // the keys without it.
+        BiConsumer<String, String> heard = (channel, payload) -> {
+            if (payload == null && subscribed.contains(channel)) {
+                // Before the engine hears of it: it counts the nodes that confirmed. Not for a confirmation that
+                // comes after the channel's UNSUBSCRIBE went out (a waiter came and went at once).
+                confirmed.add(channel);
+            }
+            onRelease.accept(channel, payload);
+        };
         this.onRelease = tag == null
-                ? onRelease
+                ? heard
                 : (channel, payload) ->
-                        onRelease.accept(channel.startsWith(tag) ? channel.substring(tag.length()) : channel, payload);
+                        heard.accept(channel.startsWith(tag) ? channel.substring(tag.length()) : channel, payload);
         this.backoff = IntervalFunction.ofExponentialRandomBackoff(
                 Duration.ofMillis(10),
                 2.0,
@@ -146,6 +156,11 @@ public final class ReleaseSubscriber implements NioLoop.Handler {
 
     boolean listening() {
         return listening;
+    }
+
+    /** Whether the node confirmed the subscription to {@code channelName} on the current connection. */
+    boolean confirmed(String channelName) {
+        return confirmed.contains(channelName);
     }
 
     /** Closes the connection; the loop stops calling this handler once it sees the flag. */
@@ -280,6 +295,7 @@ public final class ReleaseSubscriber implements NioLoop.Handler {
             }
         }
         subscribed.removeAll(drop);
+        confirmed.removeAll(drop);
         try {
             if (!add.isEmpty()) {
                 queue(command("SUBSCRIBE", add));
@@ -445,6 +461,7 @@ public final class ReleaseSubscriber implements NioLoop.Handler {
         listening = false;
         authLeft = 0;
         subscribed.clear();
+        confirmed.clear();
         in.clear();
         out = ByteBuffer.allocate(0);
     }

@@ -34,6 +34,11 @@ public interface Subscriptions {
             public int listening() {
                 return current.get().listening();
             }
+
+            @Override
+            public int confirmed(String channel) {
+                return current.get().confirmed(channel);
+            }
         };
     }
 
@@ -60,6 +65,18 @@ public interface Subscriptions {
      * client hears too few of them for a quorum polls as often as if there were no notifications. 0 by default.
      */
     default int listening() {
+        return 0;
+    }
+
+    /**
+     * How many nodes confirmed this client's subscription to {@code channel} on their current subscriber connection:
+     * each node counts once, however often it reconnected and confirmed again, and no longer once its connection is
+     * lost or the channel unsubscribed. 0 by default.
+     *
+     * @param channel a channel as subscribed (a key, or a key followed by the client's id)
+     * @return the number of distinct nodes
+     */
+    default int confirmed(String channel) {
         return 0;
     }
 }

@@ -148,6 +148,51 @@ class WaitRoomTest {
         assertEquals(List.of("reader"), woken, "woken once");
     }
 
+    /**
+     * A node that confirms the key's subscriptions again (its subscriber connection was lost and came back) counts
+     * once: the waiters stay deaf (they poll at the retry delay) until a majority of distinct nodes confirmed, and
+     * only then does the oldest run its check round. Seen failing before: confirmations were counted as they came, so
+     * one node confirming twice passed for a majority of three.
+     */
+    @Test
+    void aNodeThatConfirmsTheSubscriptionsAgainCountsOnce() {
+        int[] nodes = {0};
+        WaitRoom room = new WaitRoom(
+                new Subscriptions() {
+                    @Override
+                    public void subscribe(String key) {}
+
+                    @Override
+                    public void unsubscribe(String key) {}
+
+                    @Override
+                    public int listening() {
+                        return 3;
+                    }
+
+                    @Override
+                    public int confirmed(String channel) {
+                        return channel.equals("{k}c0ffee00c0ffee00") ? nodes[0] : 0;
+                    }
+                },
+                "c0ffee00c0ffee00",
+                2,
+                WaitRoom.NO_HOOKS);
+        room.joinAsync("{k}", () -> woken.add("a"));
+        nodes[0] = 1;
+        room.heard("{k}c0ffee00c0ffee00", null);
+        room.heard("{k}c0ffee00c0ffee00", null); // the same node, after a reconnect
+        assertTrue(room.deaf("{k}", 2), "one node of three confirmed");
+        assertEquals(List.of(), woken);
+        nodes[0] = 2;
+        room.heard("{k}c0ffee00c0ffee00", null);
+        assertFalse(room.deaf("{k}", 2), "a majority confirmed");
+        assertEquals(List.of("a"), woken, "the oldest waiter checks once");
+        nodes[0] = 3;
+        room.heard("{k}c0ffee00c0ffee00", null);
+        assertEquals(List.of("a"), woken);
+    }
+
     @Test
     void aClientThatHearsFewerThanAMajorityWakesAtTheFirstReport() {
         WaitRoom room = threeNodes(1);
