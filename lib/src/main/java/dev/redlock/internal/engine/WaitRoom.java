@@ -235,23 +235,19 @@ final class WaitRoom {
                 && channel.charAt(channel.length() - clientId.length() - 1) == '}';
         String key = mine ? channel.substring(0, channel.length() - clientId.length()) : channel;
         if (message == null) {
-            if (mine) {
-                subscribed(key);
-            }
+            subscribed(key);
             return;
         }
         released(key, message, false);
     }
 
     /**
-     * A node confirmed this client's subscription to the key's channels (the channel for this client is subscribed
-     * with or after the key's own, on the same connection). Once a majority did, the key's waiters no longer poll as
-     * if deaf, and the oldest one runs a round: a release between its refused round and the subscriptions went
-     * unheard, and that round finds it.
+     * A node confirmed this client's subscription to one of the key's channels. Once a majority confirmed both, the
+     * key's waiters no longer poll as if deaf, and the oldest one runs a round: a release between its refused round
+     * and the subscriptions went unheard, and that round finds it.
      */
     private void subscribed(String key) {
-        // Distinct nodes, on their current connections: a node that reconnected and confirmed again counts once.
-        boolean majority = subscriptions.confirmed(key + clientId) >= quorum;
+        boolean majority = confirmedBy(key) >= quorum;
         Waiter[] target = new Waiter[1];
         queues.computeIfPresent(key, (k, q) -> {
             if (majority && !q.confirmed) {
@@ -265,6 +261,15 @@ final class WaitRoom {
         if (target[0] != null) {
             target[0].wake();
         }
+    }
+
+    /**
+     * How many distinct nodes confirmed both of the key's channels on their current connections: a node that
+     * reconnected and confirmed again counts once, and a channel unsubscribed and subscribed again (a waiter that came
+     * back while the other channel stayed) counts from its new confirmation.
+     */
+    private int confirmedBy(String key) {
+        return Math.min(subscriptions.confirmed(key), subscriptions.confirmed(key + clientId));
     }
 
     /** Whether this client hears releases from at least {@code quorum} nodes now. */
@@ -725,7 +730,7 @@ final class WaitRoom {
             return true;
         }
         Queue q = queues.get(key);
-        return q == null || (!q.heard && subscriptions.confirmed(key + clientId) < quorum);
+        return q == null || (!q.heard && confirmedBy(key) < quorum);
     }
 
     /**

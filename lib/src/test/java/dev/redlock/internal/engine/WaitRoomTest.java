@@ -157,6 +157,7 @@ class WaitRoomTest {
     @Test
     void aNodeThatConfirmsTheSubscriptionsAgainCountsOnce() {
         int[] nodes = {0};
+        int[] own = {3}; // the key's own channel: every node
         WaitRoom room = new WaitRoom(
                 new Subscriptions() {
                     @Override
@@ -172,7 +173,7 @@ class WaitRoomTest {
 
                     @Override
                     public int confirmed(String channel) {
-                        return channel.equals("{k}c0ffee00c0ffee00") ? nodes[0] : 0;
+                        return channel.equals("{k}c0ffee00c0ffee00") ? nodes[0] : own[0];
                     }
                 },
                 "c0ffee00c0ffee00",
@@ -191,6 +192,43 @@ class WaitRoomTest {
         nodes[0] = 3;
         room.heard("{k}c0ffee00c0ffee00", null);
         assertEquals(List.of("a"), woken);
+    }
+
+    /**
+     * Both of a key's channels must be confirmed by a majority: a client whose waiter left and came back before its
+     * subscriber connection caught up may keep its own channel subscribed while the key's channel was unsubscribed and
+     * is subscribed again; until that is confirmed, a release that names no head goes unheard.
+     */
+    @Test
+    void theKeysOwnChannelMustBeConfirmedToo() {
+        int[] keyChannel = {0};
+        WaitRoom room = new WaitRoom(
+                new Subscriptions() {
+                    @Override
+                    public void subscribe(String key) {}
+
+                    @Override
+                    public void unsubscribe(String key) {}
+
+                    @Override
+                    public int listening() {
+                        return 3;
+                    }
+
+                    @Override
+                    public int confirmed(String channel) {
+                        return channel.equals("{k}") ? keyChannel[0] : 3;
+                    }
+                },
+                "c0ffee00c0ffee00",
+                2,
+                WaitRoom.NO_HOOKS);
+        room.joinAsync("{k}", () -> woken.add("a"));
+        assertTrue(room.deaf("{k}", 2), "the key's own channel is not confirmed yet");
+        keyChannel[0] = 2;
+        room.heard("{k}", null);
+        assertFalse(room.deaf("{k}", 2));
+        assertEquals(List.of("a"), woken, "the oldest waiter checks once both are");
     }
 
     @Test
