@@ -141,24 +141,12 @@ public final class SimSubscriber {
             @Override
             public int listening() {
                 // As NodeClients counts them: the engine wakes at a majority of reports only while it hears that many.
-                int n = 0;
-                for (SimSubscriber s : all) {
-                    if (s.listening()) {
-                        n++;
-                    }
-                }
-                return n;
+                return (int) all.stream().filter(SimSubscriber::listening).count();
             }
 
             @Override
             public int confirmed(String channel) {
-                int n = 0;
-                for (SimSubscriber s : all) {
-                    if (s.confirmed(channel)) {
-                        n++;
-                    }
-                }
-                return n;
+                return (int) all.stream().filter(s -> s.confirmed(channel)).count();
             }
         };
     }

@@ -157,22 +157,21 @@ public final class NodeClients implements AutoCloseable, Subscriptions.Source {
 
             @Override
             public int confirmed(String channel) {
-                int n = 0;
-                for (ReleaseSubscriber s : subscribers) {
-                    if (s.confirmed(channel)) {
-                        n++;
-                    }
-                }
-                return n;
+                return count(s -> s.confirmed(channel));
             }
         };
     }
 
     /** How many nodes' subscriber connections are up and subscribed (for tests). */
     public int listening() {
+        return count(ReleaseSubscriber::listening);
+    }
+
+    /** How many nodes' subscribers say {@code yes}. */
+    private int count(java.util.function.Predicate<ReleaseSubscriber> yes) {
         int n = 0;
         for (ReleaseSubscriber s : subscribers) {
-            if (s.listening()) {
+            if (yes.test(s)) {
                 n++;
             }
         }

@@ -112,6 +112,11 @@ class WaitRoomTest {
 
     /** A room of a client on three nodes (a majority is two) that hears {@code listening} of them. */
     private static WaitRoom threeNodes(int listening) {
+        return threeNodes(listening, channel -> 0);
+    }
+
+    /** As {@link #threeNodes(int)}, with {@code confirmed} telling how many nodes confirmed each channel. */
+    private static WaitRoom threeNodes(int listening, java.util.function.ToIntFunction<String> confirmed) {
         return new WaitRoom(
                 new Subscriptions() {
                     @Override
@@ -123,6 +128,11 @@ class WaitRoomTest {
                     @Override
                     public int listening() {
                         return listening;
+                    }
+
+                    @Override
+                    public int confirmed(String channel) {
+                        return confirmed.applyAsInt(channel);
                     }
                 },
                 "c0ffee00c0ffee00",
@@ -157,28 +167,7 @@ class WaitRoomTest {
     @Test
     void aNodeThatConfirmsTheSubscriptionsAgainCountsOnce() {
         int[] nodes = {0};
-        int[] own = {3}; // the key's own channel: every node
-        WaitRoom room = new WaitRoom(
-                new Subscriptions() {
-                    @Override
-                    public void subscribe(String key) {}
-
-                    @Override
-                    public void unsubscribe(String key) {}
-
-                    @Override
-                    public int listening() {
-                        return 3;
-                    }
-
-                    @Override
-                    public int confirmed(String channel) {
-                        return channel.equals("{k}c0ffee00c0ffee00") ? nodes[0] : own[0];
-                    }
-                },
-                "c0ffee00c0ffee00",
-                2,
-                WaitRoom.NO_HOOKS);
+        WaitRoom room = threeNodes(3, channel -> channel.equals("{k}c0ffee00c0ffee00") ? nodes[0] : 3);
         room.joinAsync("{k}", () -> woken.add("a"));
         nodes[0] = 1;
         room.heard("{k}c0ffee00c0ffee00", null);
@@ -202,27 +191,7 @@ class WaitRoomTest {
     @Test
     void theKeysOwnChannelMustBeConfirmedToo() {
         int[] keyChannel = {0};
-        WaitRoom room = new WaitRoom(
-                new Subscriptions() {
-                    @Override
-                    public void subscribe(String key) {}
-
-                    @Override
-                    public void unsubscribe(String key) {}
-
-                    @Override
-                    public int listening() {
-                        return 3;
-                    }
-
-                    @Override
-                    public int confirmed(String channel) {
-                        return channel.equals("{k}") ? keyChannel[0] : 3;
-                    }
-                },
-                "c0ffee00c0ffee00",
-                2,
-                WaitRoom.NO_HOOKS);
+        WaitRoom room = threeNodes(3, channel -> channel.equals("{k}") ? keyChannel[0] : 3);
         room.joinAsync("{k}", () -> woken.add("a"));
         assertTrue(room.deaf("{k}", 2), "the key's own channel is not confirmed yet");
         keyChannel[0] = 2;
