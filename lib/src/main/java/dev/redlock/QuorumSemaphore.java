@@ -369,7 +369,7 @@ public final class QuorumSemaphore {
 
     /** The poll between passes: see the class's note on waiting. */
     private long pollNanos(ReleaseWatch watch) {
-        return watch == null ? retryDelayNanos() : jittered(engine.waiterPollNanos());
+        return watch == null ? retryDelayNanos() : jittered(engine.waiterPollNanos(keys()));
     }
 
     /**

@@ -304,6 +304,43 @@ class NodesPerLockTest {
         assertEquals(10, bothHeld, "a client of all seven nodes takes the four that the lock's three leave");
     }
 
+    /**
+     * A waiter listens for its lock's releases on the lock's three nodes only: the others never publish them, and a
+     * subscription one of them confirmed would count toward the majority that lets the waiter stop polling as if deaf.
+     */
+    @Test
+    void aWaiterSubscribesOnItsLocksNodesOnly() throws Exception {
+        RedlockClient holder = client();
+        RedlockClient waiter = client();
+        String name = "listen-here";
+        QuorumLock held = holder.redLock(name);
+        Lease lease = held.tryAcquire().orElseThrow();
+        Set<Integer> placed = indicesOf(holder.nodeNamesOf(name));
+        java.util.concurrent.CompletableFuture<Optional<Lease>> waiting =
+                waiter.redLock(name).tryAcquireAsync(Duration.ofSeconds(10));
+        await().atMost(Duration.ofSeconds(5))
+                .until(() ->
+                        placed.stream().allMatch(i -> channelsOf(i, held.key()).size() == 2));
+        for (int i = 0; i < M; i++) {
+            if (!placed.contains(i)) {
+                assertEquals(List.of(), channelsOf(i, held.key()), "node " + i + " is not one of " + placed);
+            }
+        }
+        lease.release();
+        Lease next = waiting.get(10, java.util.concurrent.TimeUnit.SECONDS).orElseThrow();
+        next.release();
+    }
+
+    /** The channels subscribed on node {@code i} that start with {@code key} (its own, and a client's). */
+    private static List<String> channelsOf(int i, String key) {
+        try (redis.clients.jedis.Jedis j = REDIS.node(i).client()) {
+            return j.pubsubChannels().stream()
+                    .filter(c -> c.startsWith(key))
+                    .sorted()
+                    .toList();
+        }
+    }
+
     @Test
     void aCountAboveTheNodesOrBelowThreeIsRefusedNamingTheField() {
         IllegalArgumentException low = assertThrows(

@@ -132,6 +132,15 @@ public final class SimSubscriber {
             }
 
             @Override
+            public void subscribe(String key, java.util.Set<String> nodes) {
+                for (SimSubscriber s : all) {
+                    if (nodes == null || nodes.contains(s.name)) {
+                        s.subscribe(key);
+                    }
+                }
+            }
+
+            @Override
             public void unsubscribe(String key) {
                 for (SimSubscriber s : all) {
                     s.unsubscribe(key);
@@ -142,6 +151,13 @@ public final class SimSubscriber {
             public int listening() {
                 // As NodeClients counts them: the engine wakes at a majority of reports only while it hears that many.
                 return (int) all.stream().filter(SimSubscriber::listening).count();
+            }
+
+            @Override
+            public int listening(java.util.Set<String> nodes) {
+                return (int) all.stream()
+                        .filter(s -> s.listening() && (nodes == null || nodes.contains(s.name)))
+                        .count();
             }
 
             @Override

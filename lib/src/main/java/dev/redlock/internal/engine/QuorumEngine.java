@@ -198,14 +198,20 @@ public final class QuorumEngine implements AutoCloseable {
 
     /**
      * How long a waiter woken by releases polls between attempts, in nanoseconds: the retry delay while this client
-     * hears too few nodes for a majority (or notifications are off), else a third of a hand-over window (a poll then
-     * only catches a release whose message was lost).
+     * hears too few of some key's nodes for a majority (or notifications are off), else a third of a hand-over window
+     * (a poll then only catches a release whose message was lost).
      *
+     * @param keys the keys the waiter waits for
      * @return the poll, before jitter
      */
-    public long waiterPollNanos() {
-        if (waitRoom == null || !waitRoom.hears(placement.perLock() / 2 + 1)) {
+    public long waiterPollNanos(List<String> keys) {
+        if (waitRoom == null) {
             return config.retryDelay().toNanos();
+        }
+        for (String key : keys) {
+            if (!waitRoom.hears(key, placement.perLock() / 2 + 1)) {
+                return config.retryDelay().toNanos();
+            }
         }
         return handOverWindowNanos / 3;
     }
@@ -239,6 +245,13 @@ public final class QuorumEngine implements AutoCloseable {
             @Override
             public long windowNanos() {
                 return window;
+            }
+
+            @Override
+            public java.util.Set<String> nodesOf(String key) {
+                return placement.partial()
+                        ? java.util.Set.copyOf(placement.of(key).names())
+                        : null;
             }
         };
     }

@@ -179,6 +179,14 @@ final class WaitRoom {
 
         /** How long a place in a hand-over queue lasts without a new attempt, in nanoseconds. */
         long windowNanos();
+
+        /**
+         * The names of the nodes {@code key} lives on, where its releases are published: null for every node (the
+         * default), a set when each lock uses some of the nodes.
+         */
+        default java.util.Set<String> nodesOf(String key) {
+            return null;
+        }
     }
 
     /** Hooks that never linger: for rooms of tests that need no engine. */
@@ -216,8 +224,9 @@ final class WaitRoom {
      * its channel for this client (a release that hands the key over to this client's place in a hand-over queue).
      */
     private void subscribe(String key) {
-        subscriptions.subscribe(key);
-        subscriptions.subscribe(key + clientId);
+        java.util.Set<String> nodes = hooks.nodesOf(key);
+        subscriptions.subscribe(key, nodes);
+        subscriptions.subscribe(key + clientId, nodes);
     }
 
     private void unsubscribe(String key) {
@@ -272,9 +281,9 @@ final class WaitRoom {
         return Math.min(subscriptions.confirmed(key), subscriptions.confirmed(key + clientId));
     }
 
-    /** Whether this client hears releases from at least {@code quorum} nodes now. */
-    boolean hears(int quorum) {
-        return subscriptions.listening() >= quorum;
+    /** Whether this client hears the key's releases from at least {@code quorum} of the nodes it lives on now. */
+    boolean hears(String key, int quorum) {
+        return subscriptions.listening(hooks.nodesOf(key)) >= quorum;
     }
 
     /**
@@ -484,7 +493,7 @@ final class WaitRoom {
     }
 
     private void released(String key, String message, boolean here) {
-        int enoughUnnamed = here || !hears(quorum) ? 1 : quorum;
+        int enoughUnnamed = here || !hears(key, quorum) ? 1 : quorum;
         int space = message == null ? -1 : message.indexOf(' ');
         String release = space < 0 ? message : message.substring(0, space);
         int end = space < 0 ? -1 : message.indexOf(' ', space + 1);
@@ -726,7 +735,7 @@ final class WaitRoom {
      * on their way, and a release that named it then went unheard).
      */
     boolean deaf(String key, int quorum) {
-        if (!hears(quorum)) {
+        if (!hears(key, quorum)) {
             return true;
         }
         Queue q = queues.get(key);

@@ -144,15 +144,29 @@ public final class NodeClients implements AutoCloseable, Subscriptions.Source {
             }
 
             @Override
+            public void subscribe(String key, java.util.Set<String> nodes) {
+                for (ReleaseSubscriber s : subscribers) {
+                    if (nodes == null || nodes.contains(s.nodeName())) {
+                        s.subscribe(key);
+                    }
+                }
+            }
+
+            @Override
             public void unsubscribe(String key) {
                 for (ReleaseSubscriber s : subscribers) {
-                    s.unsubscribe(key);
+                    s.unsubscribe(key); // a node where the key was not subscribed has nothing to do
                 }
             }
 
             @Override
             public int listening() {
                 return NodeClients.this.listening();
+            }
+
+            @Override
+            public int listening(java.util.Set<String> nodes) {
+                return count(s -> s.listening() && (nodes == null || nodes.contains(s.nodeName())));
             }
 
             @Override

@@ -158,6 +158,11 @@ public final class ReleaseSubscriber implements NioLoop.Handler {
         return listening;
     }
 
+    /** The node's name, as its node client and a lock's placement name it. */
+    String nodeName() {
+        return spec.name();
+    }
+
     /** Whether the node confirmed the subscription to {@code channelName} on the current connection. */
     boolean confirmed(String channelName) {
         return confirmed.contains(channelName);

@@ -31,8 +31,18 @@ public interface Subscriptions {
             }
 
             @Override
+            public void subscribe(String key, java.util.Set<String> nodes) {
+                current.get().subscribe(key, nodes);
+            }
+
+            @Override
             public int listening() {
                 return current.get().listening();
+            }
+
+            @Override
+            public int listening(java.util.Set<String> nodes) {
+                return current.get().listening(nodes);
             }
 
             @Override
@@ -57,6 +67,17 @@ public interface Subscriptions {
     /** The key got its first waiter; never blocks. */
     void subscribe(String key);
 
+    /**
+     * The key got its first waiter, and its releases are published by the nodes named in {@code nodes} only (a lock
+     * placed on some of the nodes): subscribes there, not on the others, whose confirmations would count toward a
+     * majority that never hears the key's releases. Never blocks.
+     *
+     * @param nodes the names of the nodes the key lives on; null for every node
+     */
+    default void subscribe(String key, java.util.Set<String> nodes) {
+        subscribe(key);
+    }
+
     /** The key's last waiter left; never blocks. */
     void unsubscribe(String key);
 
@@ -66,6 +87,15 @@ public interface Subscriptions {
      */
     default int listening() {
         return 0;
+    }
+
+    /**
+     * As {@link #listening()}, counting only the nodes named in {@code nodes} (null: every node).
+     *
+     * @param nodes the names of the nodes a key lives on
+     */
+    default int listening(java.util.Set<String> nodes) {
+        return listening();
     }
 
     /**

@@ -11,6 +11,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.redlock.internal.node.Subscriptions;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /** One release wakes one waiter per client, the oldest; nothing is lost, nothing is woken twice for one release. */
@@ -206,6 +207,77 @@ class WaitRoomTest {
         room.joinAsync("k", () -> woken.add("a"));
         room.released("k", "t1");
         assertEquals(List.of("a"), woken);
+    }
+
+    /**
+     * With each lock on three of five nodes, what counts is hearing the key's own nodes: a client that hears the two
+     * others and one of the key's hears too few of them for a majority, so it wakes at the first report and polls as
+     * if deaf; and the key is subscribed on its three nodes only.
+     */
+    @Test
+    void whatCountsIsHearingTheKeysOwnNodes() {
+        Set<String> up = Set.of("n1", "n4", "n5");
+        Set<String> ofKey = Set.of("n1", "n2", "n3");
+        List<String> subscribedOn = new ArrayList<>();
+        WaitRoom room = new WaitRoom(
+                new Subscriptions() {
+                    @Override
+                    public void subscribe(String key) {
+                        subscribedOn.add(key + "@every node");
+                    }
+
+                    @Override
+                    public void subscribe(String key, Set<String> nodes) {
+                        subscribedOn.add(key + "@" + new java.util.TreeSet<>(nodes));
+                    }
+
+                    @Override
+                    public void unsubscribe(String key) {}
+
+                    @Override
+                    public int listening() {
+                        return up.size();
+                    }
+
+                    @Override
+                    public int listening(Set<String> nodes) {
+                        return (int) up.stream().filter(nodes::contains).count();
+                    }
+
+                    @Override
+                    public int confirmed(String channel) {
+                        return 3;
+                    }
+                },
+                "c0ffee00c0ffee00",
+                2,
+                new WaitRoom.Hooks() {
+                    @Override
+                    public boolean later(Runnable task, long delayNanos) {
+                        return false;
+                    }
+
+                    @Override
+                    public void leave(dev.redlock.internal.script.LockRef ref) {}
+
+                    @Override
+                    public void leaveAny(String key) {}
+
+                    @Override
+                    public long windowNanos() {
+                        return 0;
+                    }
+
+                    @Override
+                    public Set<String> nodesOf(String key) {
+                        return ofKey;
+                    }
+                });
+        room.joinAsync("k", () -> woken.add("a"));
+        assertEquals(List.of("k@[n1, n2, n3]", "kc0ffee00c0ffee00@[n1, n2, n3]"), subscribedOn);
+        assertTrue(room.deaf("k", 2), "one of the key's three nodes heard");
+        room.released("k", "t1");
+        assertEquals(List.of("a"), woken, "woken at the first report: too few of the key's nodes to wait for more");
     }
 
     @Test

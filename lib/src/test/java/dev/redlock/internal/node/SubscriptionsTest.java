@@ -1,0 +1,99 @@
+/*
+ * Copyright 2026 The Redlock for Java authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+package dev.redlock.internal.node;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import dev.redlock.RedlockConfig;
+import dev.redlock.testkit.RedisNodesExtension;
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import redis.clients.jedis.Jedis;
+
+/**
+ * A client's subscriptions on three real nodes, as its wait room counts them: each node that confirmed a channel on
+ * its current subscriber connection counts once; a connection that is cut no longer counts until the node confirms
+ * again on the next one, and then once, not twice; a channel subscribed on some nodes is confirmed by those alone.
+ */
+class SubscriptionsTest {
+
+    @RegisterExtension
+    static final RedisNodesExtension REDIS = new RedisNodesExtension(3);
+
+    private NodeClients clients;
+    private Subscriptions subscriptions;
+
+    @BeforeEach
+    void start() {
+        RedlockConfig.Builder b = RedlockConfig.builder().nodes(REDIS.uris()).restartQuarantine(false);
+        dev.redlock.testkit.TlsCertificates tls = RedisNodesExtension.certificates();
+        if (tls != null) {
+            b.tlsTrustStore(tls.trustStore(), tls.storePassword());
+        }
+        RedlockConfig config = b.build();
+        clients = new NodeClients(config, "subscriptions-test-", new Quarantine(config));
+        subscriptions = clients.listen((channel, payload) -> {});
+        clients.start();
+    }
+
+    @AfterEach
+    void stop() {
+        clients.close();
+    }
+
+    @Test
+    void aNodeWhoseConnectionWasCutCountsAgainOnceItConfirmsOnTheNextOne() {
+        subscriptions.subscribe("{k}");
+        await().atMost(Duration.ofSeconds(10)).until(() -> subscriptions.confirmed("{k}") == 3);
+        for (int round = 0; round < 3; round++) {
+            long killed;
+            try (Jedis j = REDIS.node(0).client()) {
+                killed = (Long) j.sendCommand(redis.clients.jedis.Protocol.Command.CLIENT, "KILL", "TYPE", "pubsub");
+            }
+            assertEquals(1, killed, "node 0 had one subscriber connection");
+            // Node 0 confirms again on its next connection; it never counts twice, and the others stay counted.
+            await().atMost(Duration.ofSeconds(10)).until(() -> numsub(0, "{k}") == 1);
+            await().atMost(Duration.ofSeconds(10)).until(() -> subscriptions.confirmed("{k}") == 3);
+        }
+        assertEquals(3, subscriptions.confirmed("{k}"));
+        subscriptions.unsubscribe("{k}");
+        // From the moment each node's UNSUBSCRIBE goes out, whatever confirmation is still on its way.
+        await().atMost(Duration.ofSeconds(10)).until(() -> subscriptions.confirmed("{k}") == 0);
+    }
+
+    @Test
+    void aNodeThatIsGoneNoLongerCountsUntilItConfirmsAgain() {
+        subscriptions.subscribe("{k}");
+        await().atMost(Duration.ofSeconds(10)).until(() -> subscriptions.confirmed("{k}") == 3);
+        REDIS.node(1).kill();
+        await().atMost(Duration.ofSeconds(10)).until(() -> subscriptions.confirmed("{k}") == 2);
+        assertEquals(2, subscriptions.listening());
+        REDIS.node(1).restart();
+        await().atMost(Duration.ofSeconds(10)).until(() -> subscriptions.confirmed("{k}") == 3);
+        assertEquals(1, numsub(1, "{k}"));
+    }
+
+    @Test
+    void aChannelSubscribedOnSomeNodesIsConfirmedByThemAlone() {
+        List<String> names = clients.nodes().stream().map(NodeClient::name).toList();
+        subscriptions.subscribe("{k}", Set.of(names.get(0), names.get(2)));
+        await().atMost(Duration.ofSeconds(10)).until(() -> subscriptions.confirmed("{k}") == 2);
+        assertEquals(List.of(1L, 0L, 1L), List.of(numsub(0, "{k}"), numsub(1, "{k}"), numsub(2, "{k}")));
+        assertEquals(2, subscriptions.listening(Set.of(names.get(0), names.get(2))));
+        assertEquals(1, subscriptions.listening(Set.of(names.get(1), names.get(2))), "node 1 has nothing subscribed");
+    }
+
+    private static long numsub(int node, String channel) {
+        try (Jedis j = REDIS.node(node).client()) {
+            return j.pubsubNumSub(channel).getOrDefault(channel, 0L);
+        }
+    }
+}
