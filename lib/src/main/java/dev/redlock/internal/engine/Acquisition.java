@@ -58,6 +58,8 @@ final class Acquisition implements Round.Listener {
     private volatile long wakeAt;
     /** Whether the round in flight was started by a release signal (its turn was announced). */
     boolean woken;
+    /** Whether the last failed round was refused by a quorum of nodes that hold the key for others. */
+    private boolean refusedByQuorum;
     /** While round 2 of a fenced acquisition runs: the won round, and the candidate token. */
     Attempt fencing;
 
@@ -427,10 +429,13 @@ final class Acquisition implements Round.Listener {
         if (w != null && a.outcome.reason() == FailureReason.BUSY) {
             engine.waitRoom.refused(w, a.outcome); // held by another: what a waiter behind this one may report
         }
+        boolean refusedBefore = refusedByQuorum;
+        refusedByQuorum = a.outcome.taken() >= a.outcome.required();
         sleepThenRound(
                 w != null && engine.waitRoom.signalled(w)
                         ? 0
-                        : engine.acquisitions.delayAfter(ref, a.outcome, w, rounds, forever, remaining, woken));
+                        : engine.acquisitions.delayAfter(
+                                ref, a.outcome, w, rounds, forever, remaining, woken, refusedBefore));
     }
 
     /** Starts the next round after {@code delay}, or as soon as a release is signalled. */

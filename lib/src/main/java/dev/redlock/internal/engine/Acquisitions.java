@@ -84,7 +84,8 @@ final class Acquisitions extends EnginePart {
             int rounds,
             boolean forever,
             long remaining,
-            boolean woken) {
+            boolean woken,
+            boolean refusedBefore) {
         if (ref.kind() == LockRef.Kind.WRITE && failed.granted() > 0) {
             // A split vote: what this round won is given back silently (see release.lua), so nobody is told that the
             // lock may be free. Come back soon, at a random point of a window that doubles with each round (up to the
@@ -103,8 +104,11 @@ final class Acquisitions extends EnginePart {
         }
         // Refused by a quorum with nothing granted, unprompted: wait to be named. A round that was granted somewhere,
         // met failures, or was started because a release named this waiter (it was its turn, but a node did not see
-        // it so yet) retries at the usual delay.
-        boolean refused = !woken && failed.granted() == 0 && failed.taken() >= failed.required();
+        // it so yet) retries at the usual delay. Granted somewhere but refused by a quorum is a split vote once; a
+        // quorum that refused the round before as well holds the key for a holder (one whose acquire missed a node
+        // or two, which keep granting this waiter's rounds): wait to be named too, not retry at the usual delay for
+        // as long as that holder keeps the lock.
+        boolean refused = !woken && failed.taken() >= failed.required() && (failed.granted() == 0 || refusedBefore);
         long delay = waiter != null && refused && (ref.handsOver() || ref.kind() == LockRef.Kind.FAIR)
                 ? delayAfterJoining(ref, waiter)
                 : queuedDelay(waiter, rounds);
