@@ -480,6 +480,14 @@ final class Acquisition implements Round.Listener {
 
     void deliver(AcquireResult result) {
         complete(() -> {
+            WaitRoom.Waiter w = waiter;
+            if (w != null && result.acquired()) {
+                // Out of the wait room before the caller has the lease (the completion hook leaves too, idempotently,
+                // but may run after the caller's own dependents): a caller that releases at once releases as a client
+                // with no waiter for the key, which keeps the key's subscriptions for its next acquisition and, in a
+                // hand-over queue, moves no place to the waiter that just got in.
+                engine.waitRoom.leave(w, true);
+            }
             if (!future.complete(result) && result.acquired()) {
                 // The caller cancelled while the winning round was in flight: give the lock back.
                 Background.watch(result.lease().get().releaseAsync(), "giving back a lease won too late");
