@@ -58,8 +58,11 @@ final class Acquisition implements Round.Listener {
     private volatile long wakeAt;
     /** Whether the round in flight was started by a release signal (its turn was announced). */
     boolean woken;
-    /** Whether the last failed round was refused by a quorum of nodes that hold the key for others. */
-    private boolean refusedByQuorum;
+    /**
+     * How many of this acquisition's rounds, unprompted, were granted somewhere but refused by a quorum: split votes,
+     * or, again and again, a holder whose acquire missed the nodes that grant them.
+     */
+    private int splits;
     /** While round 2 of a fenced acquisition runs: the won round, and the candidate token. */
     Attempt fencing;
 
@@ -429,13 +432,15 @@ final class Acquisition implements Round.Listener {
         if (w != null && a.outcome.reason() == FailureReason.BUSY) {
             engine.waitRoom.refused(w, a.outcome); // held by another: what a waiter behind this one may report
         }
-        boolean refusedBefore = refusedByQuorum;
-        refusedByQuorum = a.outcome.taken() >= a.outcome.required();
+        int splitsBefore = splits;
+        if (!woken && a.outcome.granted() > 0 && a.outcome.taken() >= a.outcome.required()) {
+            splits++;
+        }
         sleepThenRound(
                 w != null && engine.waitRoom.signalled(w)
                         ? 0
                         : engine.acquisitions.delayAfter(
-                                ref, a.outcome, w, rounds, forever, remaining, woken, refusedBefore));
+                                ref, a.outcome, w, rounds, forever, remaining, woken, splitsBefore));
     }
 
     /** Starts the next round after {@code delay}, or as soon as a release is signalled. */

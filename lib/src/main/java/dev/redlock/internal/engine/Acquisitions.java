@@ -85,7 +85,7 @@ final class Acquisitions extends EnginePart {
             boolean forever,
             long remaining,
             boolean woken,
-            boolean refusedBefore) {
+            int splitsBefore) {
         if (ref.kind() == LockRef.Kind.WRITE && failed.granted() > 0) {
             // A split vote: what this round won is given back silently (see release.lua), so nobody is told that the
             // lock may be free. Come back soon, at a random point of a window that doubles with each round (up to the
@@ -104,14 +104,19 @@ final class Acquisitions extends EnginePart {
         }
         // Refused by a quorum with nothing granted, unprompted: wait to be named. A round that was granted somewhere,
         // met failures, or was started because a release named this waiter (it was its turn, but a node did not see
-        // it so yet) retries at the usual delay. Granted somewhere but refused by a quorum is a split vote once; a
-        // quorum that refused the round before as well holds the key for a holder (one whose acquire missed a node
-        // or two, which keep granting this waiter's rounds): wait to be named too, not retry at the usual delay for
-        // as long as that holder keeps the lock.
-        boolean refused = !woken && failed.taken() >= failed.required() && (failed.granted() == 0 || refusedBefore);
-        long delay = waiter != null && refused && (ref.handsOver() || ref.kind() == LockRef.Kind.FAIR)
+        // it so yet) retries at the usual delay.
+        boolean byQuorum = !woken && failed.taken() >= failed.required();
+        boolean queued = waiter != null && (ref.handsOver() || ref.kind() == LockRef.Kind.FAIR);
+        long delay = queued && byQuorum && failed.granted() == 0
                 ? delayAfterJoining(ref, waiter)
                 : queuedDelay(waiter, rounds);
+        if (queued && byQuorum && failed.granted() > 0 && splitsBefore > 0) {
+            // Granted somewhere but refused by a quorum once more: a split vote the first time, but every time for
+            // a waiter whose holder's acquire missed a node or two (they grant each of its rounds, for as long as the
+            // holder keeps the lock). Back off eightfold with each such round, up to the poll of a waiter that waits
+            // to be named: a split still retries soon, the other case soon polls as any waiter for a held lock.
+            delay = Math.min(delayAfterJoining(ref, waiter), delay << Math.min(3 * splitsBefore, 24));
+        }
         if (ref.queues()) {
             // A queued waiter's place lasts a window past each attempt: it comes back well within it.
             delay = Math.min(delay, TimeUnit.MILLISECONDS.toNanos(ref.shape().windowMillis()) / 3);
