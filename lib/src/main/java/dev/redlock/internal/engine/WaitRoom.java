@@ -252,8 +252,8 @@ final class WaitRoom {
 
     /**
      * A node confirmed this client's subscription to one of the key's channels. Once a majority confirmed both, the
-     * key's waiters no longer poll as if deaf, and the oldest one runs a round: a release between its refused round
-     * and the subscriptions went unheard, and that round finds it.
+     * key's waiters no longer poll as if deaf, and the oldest one runs a round (unless a signal has it running one
+     * already): a release between its refused round and the subscriptions went unheard, and that round finds it.
      */
     private void subscribed(String key) {
         boolean majority = confirmedBy(key) >= quorum;
@@ -261,8 +261,13 @@ final class WaitRoom {
         queues.computeIfPresent(key, (k, q) -> {
             if (majority && !q.confirmed) {
                 q.confirmed = true;
-                if (!q.heard) {
-                    target[0] = oldestUnsignalled(q);
+                // Even if a release was heard meanwhile: one node's report of it proves nothing about the nodes that
+                // confirmed later, which may have run it (or another) unheard. Only an oldest waiter signalled
+                // already needs no check: the round it is about to run is one.
+                Waiter oldest = q.waiters.isEmpty() ? null : q.waiters.get(0);
+                if (oldest != null && !oldest.signalled) {
+                    oldest.signalled = true;
+                    target[0] = oldest;
                 }
             }
             return q;

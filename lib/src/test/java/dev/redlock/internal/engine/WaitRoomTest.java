@@ -201,6 +201,43 @@ class WaitRoomTest {
         assertEquals(List.of("a"), woken, "the oldest waiter checks once both are");
     }
 
+    /**
+     * A release reported by the one node that had confirmed the key's subscriptions, while the others ran it before
+     * theirs were in place, wakes nobody (a majority must report it), so the check round at the majority's
+     * confirmation is still due: it is what finds that release. Seen failing before: any report heard before the
+     * confirmation cancelled the check, and the waiter slept until its next poll with the lock free (a third of the
+     * queue window; with a slow retry delay, tens of seconds).
+     */
+    @Test
+    void aReleaseHeardFromOneNodeBeforeTheMajorityConfirmedLeavesTheCheckDue() {
+        int[] nodes = {1};
+        WaitRoom room = threeNodes(3, channel -> nodes[0]);
+        room.joinAsync("{k}", () -> woken.add("a"));
+        room.heard("{k}", null);
+        room.released("{k}", "abcdef01");
+        assertEquals(List.of(), woken, "one report of three, a majority needed");
+        nodes[0] = 2;
+        room.heard("{k}", null);
+        assertEquals(List.of("a"), woken, "the oldest waiter checks once a majority confirmed");
+        room.released("{k}", "abcdef01");
+        assertEquals(List.of("a"), woken, "woken once: its check round is on its way");
+    }
+
+    /** A waiter woken by a release before the majority confirmed runs a round already: that round is its check. */
+    @Test
+    void aWaiterWokenBeforeTheMajorityConfirmedNeedsNoSeparateCheck() {
+        int[] nodes = {2};
+        WaitRoom room = threeNodes(3, channel -> nodes[0]);
+        room.joinAsync("{k}", () -> woken.add("a"));
+        room.joinAsync("{k}", () -> woken.add("b"));
+        room.released("{k}", "abcdef01");
+        room.released("{k}", "abcdef01");
+        assertEquals(List.of("a"), woken);
+        nodes[0] = 3;
+        room.heard("{k}", null);
+        assertEquals(List.of("a"), woken, "the woken waiter's round is the check; the one behind it sleeps on");
+    }
+
     @Test
     void aClientThatHearsFewerThanAMajorityWakesAtTheFirstReport() {
         WaitRoom room = threeNodes(1);
