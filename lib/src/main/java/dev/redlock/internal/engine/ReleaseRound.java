@@ -252,7 +252,10 @@ final class ReleaseRound extends EnginePart {
         // In a hand-over queue, the client's place moves to its next waiter's (or leaves) as the key is released.
         LockRef ref = lease.ref().handsOver() ? handOver(lease.ref()) : lease.ref();
         if (waitRoom != null && ref.queues() && !ref.handsOver()) {
-            waitRoom.releasingWithNoWaiter(lease.key(), Tokens.prefix(lease.token()));
+            waitRoom.releasingWithNoWaiter(
+                    lease.key(),
+                    Tokens.prefix(lease.token()),
+                    Tokens.prefix(ref.shape().waiter()));
         }
         CompletableFuture<?> unused = round.allAnswered()
                 .thenRun(() -> retryUnconfirmed(

@@ -108,6 +108,11 @@ final class WaitRoom {
         boolean confirmed;
         /** A release of this client's made while it had no waiter: its reports that name no head wake nobody. */
         String quietRelease;
+        /**
+         * The place that release takes out of the queue, as a node reports it where the key was free by then (the
+         * lease missed that node): the same release, so it wakes nobody either.
+         */
+        String quietPlace;
         /** The outcome of this client's last refused round for the key, if one was. */
         dev.redlock.RoundOutcome lastRefusal;
 
@@ -507,7 +512,7 @@ final class WaitRoom {
         Waiter[] target = new Waiter[1];
         queues.computeIfPresent(key, (k, q) -> {
             q.heard = true;
-            if (head == null && release != null && release.equals(q.quietRelease)) {
+            if (head == null && release != null && (release.equals(q.quietRelease) || release.equals(q.quietPlace))) {
                 return q; // see releasingWithNoWaiter (nor does it end a lingering spell)
             }
             if (q.waiters.isEmpty()
@@ -631,11 +636,16 @@ final class WaitRoom {
      * woken by a late report (the key's subscriptions outlive its last waiter, see leave), it would run a second
      * round, which the next holder refuses. A report that names a waiter of this client still wakes it: its place
      * reached that node before the release.
+     *
+     * @param release the released token's prefix, as the nodes that held the lease report it
+     * @param place the prefix of the lease's place in the queue, as the nodes that did not hold the lease report the
+     *     release (it takes the place out of a free lock's queue there)
      */
-    void releasingWithNoWaiter(String key, String release) {
+    void releasingWithNoWaiter(String key, String release, String place) {
         queues.computeIfPresent(key, (k, q) -> {
             if (q.waiters.isEmpty()) {
                 q.quietRelease = release;
+                q.quietPlace = place;
             }
             return q;
         });
