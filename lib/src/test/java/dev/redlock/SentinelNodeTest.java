@@ -27,8 +27,13 @@ import org.junit.jupiter.api.Test;
  */
 class SentinelNodeTest {
 
-    private static final Duration LEASE = Duration.ofSeconds(8);
+    private static final Duration LEASE = Duration.ofSeconds(5);
     private static final Duration FAILOVER = Duration.ofSeconds(30);
+    /**
+     * The lease of the lost-key scenarios: it must outlast the failover (a few seconds, more on a loaded machine), or B
+     * has no time left to try while A's lease is valid and the negative control shows nothing.
+     */
+    private static final Duration LOST_KEY_LEASE = Duration.ofSeconds(12);
 
     private RedisSentinelGroup sentinel;
     private final List<RedisServer> plain = new ArrayList<>();
@@ -249,11 +254,11 @@ class SentinelNodeTest {
      * the lock on the promoted replica and plain node 1 while A's lease was still valid.
      */
     private boolean loseTheKeyInAFailover(boolean protection) throws Exception {
-        RedlockClient a = client(b -> b.restartQuarantine(protection));
-        RedlockClient b = client(b2 -> b2.restartQuarantine(protection));
+        RedlockClient a = client(b -> b.restartQuarantine(protection).leaseTime(LOST_KEY_LEASE));
+        RedlockClient b = client(b2 -> b2.restartQuarantine(protection).leaseTime(LOST_KEY_LEASE));
         String name = "sentinel-lost-key-" + protection;
         if (protection) {
-            await().atMost(LEASE.multipliedBy(3))
+            await().atMost(LOST_KEY_LEASE.multipliedBy(3))
                     .pollInterval(Duration.ofMillis(200))
                     .until(() -> first(attempt(a.redLock(name + "-warm"))) == NodeStatus.GRANTED
                             && first(attempt(b.redLock(name + "-warm"))) == NodeStatus.GRANTED);
@@ -265,7 +270,9 @@ class SentinelNodeTest {
         }
         String key = a.redLock(name).key();
         plain.get(1).set(key, "blocker");
-        Lease held = a.redLock(name).tryAcquire(Duration.ofSeconds(2), LEASE).orElseThrow();
+        Lease held = a.redLock(name)
+                .tryAcquire(Duration.ofSeconds(2), LOST_KEY_LEASE)
+                .orElseThrow();
         try (redis.clients.jedis.Jedis blocked = plain.get(1).client()) {
             blocked.del(key);
         }
@@ -277,9 +284,12 @@ class SentinelNodeTest {
         assertFalse(promoted.exists(key), "the promoted replica never received A's key");
 
         // B tries for as long as A's lease lasts (minus a margin for the clocks of this test).
-        long until = System.nanoTime()
-                + held.remainingValidity().toNanos()
-                - Duration.ofMillis(500).toNanos();
+        Duration left = held.remainingValidity();
+        assertTrue(
+                left.compareTo(Duration.ofSeconds(2)) > 0,
+                () -> "the failover took so long that A's lease has " + left.toMillis()
+                        + " ms left: too little for B to try, the scenario would show nothing");
+        long until = System.nanoTime() + left.toNanos() - Duration.ofMillis(500).toNanos();
         boolean second = false;
         AcquireResult last = null;
         while (!second && System.nanoTime() - until < 0) {
