@@ -328,7 +328,10 @@ class ReleaseNotificationTest extends RedisBackedTest {
         String key = c.keyOf(name);
         for (int i = 3; i < 5; i++) {
             try (Jedis j = node(i).client()) {
-                j.psetex(key, 500, "an-earlier-holder");
+                j.set(
+                        key,
+                        "an-earlier-holder",
+                        redis.clients.jedis.params.SetParams.setParams().px(500));
             }
         }
         Lease lease = c.fairLock(name)

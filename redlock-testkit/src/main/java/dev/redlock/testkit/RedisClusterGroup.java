@@ -527,8 +527,10 @@ public final class RedisClusterGroup implements AutoCloseable {
      * {@code cluster_state:ok}. Does nothing if {@code to} already serves it.
      *
      * <p>With keys, this is a resharding as {@code redis-cli --cluster reshard} does it: {@code CLUSTER SETSLOT
-     * IMPORTING} on the target, {@code MIGRATING} on the owner, {@code MIGRATE} of the slot's keys in batches, then
-     * {@code SETSLOT NODE} on the target, the owner and the other masters.
+     * IMPORTING} on the target, {@code MIGRATING} on the owner, {@code MIGRATE ... REPLACE} of the slot's keys in
+     * batches (a stale copy of a key on the target gives way to the owner's), then {@code SETSLOT NODE} on the target,
+     * the owner and the other masters. If a command fails, the slot is set back to stable on both and stays with its
+     * owner.
      *
      * <p>Without keys, the slot moves and its data does not: the target claims the slot ({@code SETSLOT NODE}, then
      * {@code CLUSTER BUMPEPOCH} so that its claim wins), the other masters but the owner are told, and the owner learns
@@ -581,6 +583,9 @@ public final class RedisClusterGroup implements AutoCloseable {
                 }
             }
         } catch (JedisException e) {
+            if (withKeys && from != null) {
+                stabilize(slot, from, to, e);
+            }
             throw new IllegalStateException("Cannot move slot " + slot + " to " + to, e);
         }
         try {
@@ -621,7 +626,9 @@ public final class RedisClusterGroup implements AutoCloseable {
                 Jedis source = from.client(Duration.ofMillis(MIGRATE_TIMEOUT_MILLIS * 2L))) {
             target.clusterSetSlotImporting(slot, fromId);
             source.clusterSetSlotMigrating(slot, toId);
-            MigrateParams params = MigrateParams.migrateParams();
+            // REPLACE: the owner's keys are the slot's data. A copy the target holds of a slot it does not serve is
+            // stale (left by an earlier fault), and without it MIGRATE stops at BUSYKEY with the slot half moved.
+            MigrateParams params = MigrateParams.migrateParams().replace();
             if (password != null) {
                 params.auth(password);
             }
@@ -631,6 +638,20 @@ public final class RedisClusterGroup implements AutoCloseable {
                     return;
                 }
                 source.migrate(HOST, to.port(), 0, MIGRATE_TIMEOUT_MILLIS, params, keys.toArray(new String[0]));
+            }
+        }
+    }
+
+    /**
+     * A resharding failed: the slot goes back to stable on both ends (it stays with its owner), so that a failed move
+     * leaves no slot half migrated, which would keep redirecting its clients and can keep the cluster from settling.
+     */
+    private static void stabilize(int slot, RedisServer from, RedisServer to, JedisException failure) {
+        for (RedisServer node : List.of(to, from)) {
+            try (Jedis jedis = node.client()) {
+                jedis.clusterSetSlotStable(slot);
+            } catch (JedisException e) {
+                failure.addSuppressed(e);
             }
         }
     }

@@ -109,6 +109,39 @@ class RedisClusterGroupTest {
         }
     }
 
+    /**
+     * A resharding whose target holds a stale copy of one of the slot's keys (left there by an earlier fault: a half
+     * migration, a move its old owner had not applied yet) replaces it with the owner's, as {@code redis-cli --cluster
+     * fix --cluster-replace} does. Seen failing before: {@code MIGRATE} stopped at {@code BUSYKEY}, the move failed and
+     * left the slot migrating and importing, and a chaos run's cluster then stayed at {@code cluster_state:fail}.
+     */
+    @Test
+    void aReshardReplacesAStaleCopyOfAKeyOnTheTarget() {
+        try (RedisClusterGroup cluster = RedisClusterGroup.start(3, 0)) {
+            String key = "lock:{stale}";
+            int slot = RedisClusterGroup.slotOf(key);
+            RedisServer owner = cluster.masterOfSlot(slot);
+            RedisServer target = otherMaster(cluster, owner);
+            owner.set(key, "current");
+            try (Jedis t = target.client()) {
+                // A copy on the target of a slot it does not serve: written while it was importing the slot.
+                t.clusterSetSlotImporting(slot, ownerId(owner));
+                t.asking();
+                t.set(key, "stale");
+                t.clusterSetSlotStable(slot);
+            }
+            cluster.moveSlot(slot, target, true);
+            assertEquals(target, cluster.masterOfSlot(slot));
+            assertEquals("current", target.get(key));
+        }
+    }
+
+    private static String ownerId(RedisServer owner) {
+        try (Jedis j = owner.client()) {
+            return j.clusterMyId();
+        }
+    }
+
     @Test
     void tlsClusterMigratesOverTls() {
         try (RedisClusterGroup cluster = RedisClusterGroup.builder()
