@@ -141,6 +141,41 @@ class ReleaseNotificationTest extends RedisBackedTest {
                 "then one round per waiter, each when the lock was handed over to its client");
     }
 
+    /**
+     * The subscriber connections to three of the five nodes drop, and the holder's release, which hands the lock over
+     * to the waiting client, runs before they are back: two nodes report it, fewer than the majority a named waiter
+     * is woken by. Once a majority confirmed the subscriptions again, the waiter checks and gets the lock, instead of
+     * sleeping until its next poll (30 s here) or the last round at the end of its wait. Seen failing before: the check ran only once per
+     * wait, at the first majority.
+     */
+    @Test
+    void aReleaseWhileAMajorityOfSubscriptionsIsGoneIsCaughtOnceTheyAreBack() throws Exception {
+        java.util.concurrent.atomic.AtomicInteger rounds = new java.util.concurrent.atomic.AtomicInteger();
+        RedlockClient waiting = countingRounds(rounds, true);
+        String name = uniqueName("resubscribed");
+        Lease lease = holdForAMinute(client(), name);
+        CompletableFuture<Attempted> got =
+                CompletableFuture.supplyAsync(() -> attempt(waiting, name, Duration.ofSeconds(20)));
+        await().atMost(Duration.ofSeconds(5)).until(() -> rounds.get() >= 1 && channelsEverywhere(lease.key(), 2));
+        // Connected first: the three kills and the release must fit in the subscriber's first back-off (5 ms or more).
+        List<Jedis> killers = List.of(node(0).client(), node(1).client(), node(2).client());
+        try {
+            for (Jedis j : killers) {
+                j.sendCommand(redis.clients.jedis.Protocol.Command.CLIENT, "KILL", "TYPE", "pubsub");
+            }
+            lease.release();
+        } finally {
+            killers.forEach(Jedis::close);
+        }
+        Attempted r;
+        try {
+            r = got.get(8, TimeUnit.SECONDS); // not the last round at the end of its 20 s wait
+        } catch (java.util.concurrent.TimeoutException e) {
+            throw new AssertionError("the release during the outage went unheard: no lock 8 s after it", e);
+        }
+        assertTrue(r.acquired, () -> "not acquired: " + r.result);
+    }
+
     /** Whether every node has {@code channels} channels for the key (its own, and one per listening client). */
     private static boolean channelsEverywhere(String key, int channels) {
         return channelsPerNode(key).stream().allMatch(n -> n == channels);

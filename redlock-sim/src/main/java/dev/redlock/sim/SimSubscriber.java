@@ -411,6 +411,9 @@ public final class SimSubscriber {
         }
         conn = null;
         listening = false;
+        if (!c.confirmed.isEmpty() && !closed) {
+            onRelease.accept(null, null); // its confirmations no longer count (see ReleaseSubscriber)
+        }
         if (!c.silent && !net.isCut(clientIndex, serverIndex)) {
             // The node sees the connection close and forgets its subscriptions.
             server.at(world().now() + net.delay(), () -> {

@@ -244,6 +244,10 @@ final class WaitRoom {
      * this client's id; a lock key ends with '}', so no key's own channel ends so).
      */
     void heard(String channel, String message) {
+        if (channel == null) {
+            lost();
+            return;
+        }
         boolean mine = channel.length() > clientId.length()
                 && channel.endsWith(clientId)
                 && channel.charAt(channel.length() - clientId.length() - 1) == '}';
@@ -279,6 +283,33 @@ final class WaitRoom {
         });
         if (target[0] != null) {
             target[0].wake();
+        }
+    }
+
+    /**
+     * A node's subscriber connection went with subscriptions it had confirmed. A key that no longer has a majority of
+     * confirmations may miss a release now (a majority of reports wakes a waiter), so its oldest waiter, which may
+     * sleep a third of its place's window, is woken to run a round and poll as if deaf from then on; and once a
+     * majority confirmed again, its check round is due again (a release while they were gone went unheard).
+     */
+    private void lost() {
+        List<Waiter> woken = new ArrayList<>();
+        for (String key : queues.keySet()) {
+            queues.computeIfPresent(key, (k, q) -> {
+                if (q.confirmed && confirmedBy(k) < quorum) {
+                    q.confirmed = false;
+                    q.heard = false;
+                    Waiter oldest = q.waiters.isEmpty() ? null : q.waiters.get(0);
+                    if (oldest != null && !oldest.signalled) { // a signalled one runs a round already
+                        oldest.signalled = true;
+                        woken.add(oldest);
+                    }
+                }
+                return q;
+            });
+        }
+        for (Waiter w : woken) {
+            w.wake();
         }
     }
 

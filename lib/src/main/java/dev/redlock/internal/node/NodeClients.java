@@ -126,7 +126,8 @@ public final class NodeClients implements AutoCloseable, Subscriptions.Source {
      * Call once, before {@link #start()}.
      *
      * @param onRelease called with a released key and the payload its release published (null: a node confirmed a
-     *     subscription to the channel), on the I/O loop thread; must not block
+     *     subscription to the channel; both null: a node's connection went with subscriptions it had confirmed), on
+     *     the I/O loop thread; must not block
      */
     @Override
     public Subscriptions listen(java.util.function.BiConsumer<String, String> onRelease) {

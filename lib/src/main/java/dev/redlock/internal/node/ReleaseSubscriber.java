@@ -47,6 +47,9 @@ public final class ReleaseSubscriber implements NioLoop.Handler {
     private final NodeSpec spec;
     private final NioLoop loop;
     private final BiConsumer<String, String> onRelease;
+    /** Tells the engine that confirmed subscriptions went with a lost connection (see Subscriptions.Source). */
+    private final Runnable lost;
+
     private final IntervalFunction backoff;
     private final long connectTimeoutNanos;
     /** How long the connection may be silent before a PING checks it is still there (a half-open TCP path). */
@@ -114,6 +117,7 @@ public final class ReleaseSubscriber implements NioLoop.Handler {
             }
             onRelease.accept(channel, payload);
         };
+        this.lost = () -> onRelease.accept(null, null);
         this.onRelease = tag == null
                 ? heard
                 : (channel, payload) ->
@@ -466,7 +470,11 @@ public final class ReleaseSubscriber implements NioLoop.Handler {
         listening = false;
         authLeft = 0;
         subscribed.clear();
+        boolean hadConfirmed = !confirmed.isEmpty();
         confirmed.clear();
+        if (hadConfirmed && !closed) {
+            lost.run();
+        }
         in.clear();
         out = ByteBuffer.allocate(0);
     }

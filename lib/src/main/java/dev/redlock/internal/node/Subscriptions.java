@@ -57,8 +57,10 @@ public interface Subscriptions {
         /**
          * Starts listening. Call once, before the first key is subscribed.
          *
-         * @param onRelease called with a released key (the channel) and the payload its release published, unchanged,
-         *     and with a channel and a null payload when a node confirms a subscription to it; must not block
+         * @param onRelease called with a released key (the channel) and the payload its release published, unchanged;
+         *     with a channel and a null payload when a node confirms a subscription to it; and with a null channel
+         *     (and payload) when a node's connection was lost with subscriptions it had confirmed (they no longer
+         *     count in {@link Subscriptions#confirmed}); must not block
          * @return where the keys that have waiters are subscribed
          */
         Subscriptions listen(java.util.function.BiConsumer<String, String> onRelease);

@@ -238,6 +238,35 @@ class WaitRoomTest {
         assertEquals(List.of("a"), woken, "the woken waiter's round is the check; the one behind it sleeps on");
     }
 
+    /**
+     * The subscriber connections of a majority of nodes drop and come back: a release in between went unheard, so the
+     * oldest waiter (which may sleep a third of its place's window) polls as if deaf while they are gone, and checks
+     * once a majority confirmed again. One node's drop changes nothing: a majority still hears every release.
+     */
+    @Test
+    void subscriptionsLostOnAMajorityMakeTheWaiterPollAndCheckAgainWhenTheyAreBack() {
+        int[] nodes = {3};
+        WaitRoom room = threeNodes(3, channel -> nodes[0]);
+        WaitRoom.Waiter a = room.joinAsync("{k}", () -> woken.add("a"));
+        room.heard("{k}", null);
+        assertEquals(List.of("a"), woken, "the check at the first majority");
+        room.consumeSignal(a);
+        room.released("{k}", "abcdef01");
+        nodes[0] = 2;
+        room.heard(null, null);
+        assertEquals(List.of("a"), woken, "one node of three dropped: a majority still hears");
+        assertFalse(room.deaf("{k}", 2));
+        nodes[0] = 1;
+        room.heard(null, null);
+        assertEquals(List.of("a", "a"), woken, "a majority dropped: woken to poll as if deaf");
+        assertTrue(room.deaf("{k}", 2));
+        room.consumeSignal(a);
+        nodes[0] = 2;
+        room.heard("{k}", null);
+        assertEquals(List.of("a", "a", "a"), woken, "a majority back: the check is due again");
+        assertFalse(room.deaf("{k}", 2));
+    }
+
     @Test
     void aClientThatHearsFewerThanAMajorityWakesAtTheFirstReport() {
         WaitRoom room = threeNodes(1);

@@ -30,6 +30,8 @@ class SubscriptionsTest {
 
     private NodeClients clients;
     private Subscriptions subscriptions;
+    /** How many times the engine was told that a node's confirmed subscriptions went with its connection. */
+    private final java.util.concurrent.atomic.AtomicInteger losses = new java.util.concurrent.atomic.AtomicInteger();
 
     @BeforeEach
     void start() {
@@ -40,7 +42,11 @@ class SubscriptionsTest {
         }
         RedlockConfig config = b.build();
         clients = new NodeClients(config, "subscriptions-test-", new Quarantine(config));
-        subscriptions = clients.listen((channel, payload) -> {});
+        subscriptions = clients.listen((channel, payload) -> {
+            if (channel == null) {
+                losses.incrementAndGet();
+            }
+        });
         clients.start();
     }
 
@@ -59,6 +65,8 @@ class SubscriptionsTest {
                 killed = (Long) j.sendCommand(redis.clients.jedis.Protocol.Command.CLIENT, "KILL", "TYPE", "pubsub");
             }
             assertEquals(1, killed, "node 0 had one subscriber connection");
+            int lost = round + 1;
+            await().atMost(Duration.ofSeconds(10)).until(() -> losses.get() == lost); // the engine hears of it
             // Node 0 confirms again on its next connection; it never counts twice, and the others stay counted.
             await().atMost(Duration.ofSeconds(10)).until(() -> numsub(0, "{k}") == 1);
             await().atMost(Duration.ofSeconds(10)).until(() -> subscriptions.confirmed("{k}") == 3);
