@@ -292,12 +292,11 @@ class ReadWriteLockTest extends RedisBackedTest {
         assertTrue(reader.isValid());
     }
 
-    /** Deliberately not atomic and not volatile: only the lock makes this safe. */
     /**
-     * Sixteen clients, one writer each, take one write lock 10 times each, all starting at once. A round that splits the votes gives back what
-     * it won without announcing it, and its writer comes back after a short random back-off that doubles with each
-     * round. Seen failing before: each give-back was announced, woke a writer in every client, whose rounds split the
-     * votes again (hundreds of rounds per critical section, some attempts failing a 2 s wait).
+     * Sixteen clients, one writer each, take one write lock 10 times each, all starting at once. A round that splits
+     * the votes gives back what it won without announcing it, and its writer comes back after a short random back-off
+     * that doubles with each round. Seen failing before: each give-back was announced, woke a writer in every client,
+     * whose rounds split the votes again (hundreds of rounds per critical section, some attempts failing a 2 s wait).
      */
     @Test
     void writersOfManyClientsDoNotStormOnASplitVote() throws Exception {
@@ -338,6 +337,7 @@ class ReadWriteLockTest extends RedisBackedTest {
         assertTrue(perCs < 100, () -> perCs + " rounds per critical section: the writers stormed");
     }
 
+    /** Deliberately not atomic and not volatile: only the lock makes this safe. */
     private static final class Shared {
         long value;
         int readers;
