@@ -143,8 +143,8 @@ class ReleaseNotificationTest extends RedisBackedTest {
 
     /**
      * The subscriber connections to three of the five nodes drop, and the holder's release, which hands the lock over
-     * to the waiting client, runs before they are back: two nodes report it, fewer than the majority a named waiter
-     * is woken by. Once a majority confirmed the subscriptions again, the waiter checks and gets the lock, instead of
+     * to the waiting client, runs before they are back (the nodes refuse new connections, at their client limit, until
+     * then): two nodes report it, fewer than the majority a named waiter is woken by. Once a majority confirmed the subscriptions again, the waiter checks and gets the lock, instead of
      * sleeping until its next poll (30 s here) or the last round at the end of its wait. Seen failing before: the check ran only once per
      * wait, at the first majority.
      */
@@ -157,15 +157,20 @@ class ReleaseNotificationTest extends RedisBackedTest {
         CompletableFuture<Attempted> got =
                 CompletableFuture.supplyAsync(() -> attempt(waiting, name, Duration.ofSeconds(20)));
         await().atMost(Duration.ofSeconds(5)).until(() -> rounds.get() >= 1 && channelsEverywhere(lease.key(), 2));
-        // Connected first: the three kills and the release must fit in the subscriber's first back-off (5 ms or more).
-        List<Jedis> killers = List.of(node(0).client(), node(1).client(), node(2).client());
+        // The three nodes take no new connection until the release ran: the subscriber's reconnects are refused.
+        List<Jedis> admins = List.of(node(0).client(), node(1).client(), node(2).client());
         try {
-            for (Jedis j : killers) {
+            for (Jedis j : admins) {
+                j.configSet("maxclients", "1");
                 j.sendCommand(redis.clients.jedis.Protocol.Command.CLIENT, "KILL", "TYPE", "pubsub");
             }
+            await().atMost(Duration.ofSeconds(5)).until(() -> waiting.listeningNodes() == 2);
             lease.release();
         } finally {
-            killers.forEach(Jedis::close);
+            for (Jedis j : admins) {
+                j.configSet("maxclients", "10000");
+                j.close();
+            }
         }
         Attempted r;
         try {

@@ -81,6 +81,8 @@ public final class SimSubscriber {
     private Conn conn;
     private long connections;
     private int failures;
+    /** When the connection's first subscription was confirmed (see ReleaseSubscriber.STABLE_MILLIS). */
+    private long listeningSince;
     /** No connection is opened before this time of the client's clock (the back-off after a lost one). */
     private long notBefore;
 
@@ -352,7 +354,7 @@ public final class SimSubscriber {
             c.pingSent = 0;
         } else if (kind.equals("subscribe") && !listening) {
             listening = true;
-            failures = 0;
+            listeningSince = now();
         }
     }
 
@@ -410,6 +412,8 @@ public final class SimSubscriber {
             return;
         }
         conn = null;
+        boolean stable =
+                listening && now() - listeningSince >= TimeUnit.MILLISECONDS.toNanos(ReleaseSubscriber.STABLE_MILLIS);
         listening = false;
         if (!c.confirmed.isEmpty() && !closed) {
             onRelease.accept(null, null); // its confirmations no longer count (see ReleaseSubscriber)
@@ -424,6 +428,9 @@ public final class SimSubscriber {
         }
         if (closed) {
             return;
+        }
+        if (stable) {
+            failures = 0;
         }
         long delay = backoff(++failures);
         notBefore = now() + delay;

@@ -62,7 +62,10 @@ final class WaitRoom {
         private boolean signalled;
         /** Sleeping without polling until it moves up to the pollers ({@link #park}; guarded by the key's queue). */
         private boolean parked;
-        /** Told when it moves up to the pollers while parked (then it polls from now on); null: it is woken. */
+        /**
+         * Told when it moves up to the pollers while parked, or when its key's subscriptions went below a majority
+         * (then it polls from now on); null: it is woken.
+         */
         volatile Runnable movedUp;
 
         private Waiter(String key, Runnable wake, boolean reader, boolean letsReadersPass, long place, String id) {
@@ -268,7 +271,8 @@ final class WaitRoom {
         boolean majority = confirmedBy(key) >= quorum;
         Waiter[] target = new Waiter[1];
         queues.computeIfPresent(key, (k, q) -> {
-            if (majority && !q.confirmed) {
+            // With no waiter (a lingering queue), the check waits for the next one to join (see checkIfDue).
+            if (majority && !q.confirmed && !q.waiters.isEmpty()) {
                 q.confirmed = true;
                 // Even if a release was heard meanwhile: one node's report of it proves nothing about the nodes that
                 // confirmed later, which may have run it (or another) unheard. Only an oldest waiter signalled
@@ -293,24 +297,44 @@ final class WaitRoom {
      * majority confirmed again, its check round is due again (a release while they were gone went unheard).
      */
     private void lost() {
-        List<Waiter> woken = new ArrayList<>();
+        List<Waiter> told = new ArrayList<>();
         for (String key : queues.keySet()) {
             queues.computeIfPresent(key, (k, q) -> {
                 if (q.confirmed && confirmedBy(k) < quorum) {
                     q.confirmed = false;
                     q.heard = false;
-                    Waiter oldest = q.waiters.isEmpty() ? null : q.waiters.get(0);
-                    if (oldest != null && !oldest.signalled) { // a signalled one runs a round already
-                        oldest.signalled = true;
-                        woken.add(oldest);
+                    // No round now (a signal would be taken for a release's, and a real release would then wake the
+                    // next waiter too, to race this one): the pollers sleep no longer than a deaf poll from now.
+                    for (Waiter w : q.waiters) {
+                        if (w.parked || w.signalled) {
+                            continue;
+                        }
+                        if (w.movedUp == null) {
+                            w.signalled = true; // nobody to tell (a waiter of the room's own tests): it retries
+                        }
+                        told.add(w);
                     }
                 }
                 return q;
             });
         }
-        for (Waiter w : woken) {
-            w.wake();
+        for (Waiter w : told) {
+            Runnable replan = w.movedUp;
+            if (replan != null) {
+                replan.run();
+            } else {
+                w.wake();
+            }
         }
+    }
+
+    /**
+     * A waiter joined {@code key}'s queue: if a majority confirmed the key's subscriptions while the queue had no
+     * waiter to check (it lingered, or it began on subscriptions still in place from a queue just gone, which are
+     * confirmed again by nobody), the check round is due now.
+     */
+    private void checkIfDue(String key) {
+        subscribed(key);
     }
 
     /**
@@ -368,6 +392,7 @@ final class WaitRoom {
             insert(q, w);
             return q;
         });
+        checkIfDue(w.key);
         return w;
     }
 
@@ -772,7 +797,11 @@ final class WaitRoom {
             }
             return q;
         });
-        return joined[0] ? w : null;
+        if (!joined[0]) {
+            return null;
+        }
+        checkIfDue(key);
+        return w;
     }
 
     /**

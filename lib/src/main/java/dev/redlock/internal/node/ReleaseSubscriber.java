@@ -38,6 +38,13 @@ import org.slf4j.LoggerFactory;
 public final class ReleaseSubscriber implements NioLoop.Handler {
 
     private static final Logger LOG = LoggerFactory.getLogger(ReleaseSubscriber.class);
+    /**
+     * How long a connection must have listened before its loss starts the back-off over: a node that drops it at
+     * each confirmation (a pub/sub output buffer limit, a hostile node) is then asked ever more slowly, since each
+     * drop has the key's waiters poll and check again.
+     */
+    public static final long STABLE_MILLIS = 1_000;
+
     /** How long a node that refused SUBSCRIBE (an ACL without channel permissions) is left alone. */
     static final long REFUSED_RETRY_MILLIS = 60_000;
 
@@ -70,6 +77,9 @@ public final class ReleaseSubscriber implements NioLoop.Handler {
     private boolean connected;
     private long connectStartedNanos;
     private int failures;
+    /** When the connection's first subscription was confirmed. */
+    private long listeningSinceNanos;
+
     private long notBeforeNanos = System.nanoTime();
     /** Channels a SUBSCRIBE was written for on the current connection (not yet unsubscribed). */
     private final Set<String> subscribed = new HashSet<>();
@@ -117,6 +127,7 @@ public final class ReleaseSubscriber implements NioLoop.Handler {
             }
             onRelease.accept(channel, payload);
         };
+        // The engine's own callback, not the wrapper below: a null channel has no tag to strip.
         this.lost = () -> onRelease.accept(null, null);
         this.onRelease = tag == null
                 ? heard
@@ -380,6 +391,11 @@ public final class ReleaseSubscriber implements NioLoop.Handler {
             }
             return;
         }
+        if (reply instanceof Resp.ErrorReply && !reply.toString().startsWith("NOPERM")) {
+            // Not a refusal that lasts (a node at its maxclients limit answers a new connection so, then closes it):
+            // the usual back-off.
+            throw new IOException("the node answered " + reply);
+        }
         if (reply instanceof Resp.ErrorReply) {
             // SUBSCRIBE refused (an ACL without channel permissions): waiters keep polling; asking again every
             // second would only load the node.
@@ -399,7 +415,7 @@ public final class ReleaseSubscriber implements NioLoop.Handler {
             pingSentNanos = 0;
         } else if (kind.equals("subscribe") && !listening) {
             listening = true;
-            failures = 0;
+            listeningSinceNanos = System.nanoTime();
             LOG.debug("node {}: listening for release notifications", spec.name());
         }
     }
@@ -455,6 +471,9 @@ public final class ReleaseSubscriber implements NioLoop.Handler {
             }
         }
         if (cause != null && !closed) {
+            if (listening && System.nanoTime() - listeningSinceNanos >= TimeUnit.MILLISECONDS.toNanos(STABLE_MILLIS)) {
+                failures = 0;
+            }
             long delay = refused ? REFUSED_RETRY_MILLIS : backoff.apply(++failures);
             refused = false;
             notBeforeNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(delay);
@@ -472,10 +491,14 @@ public final class ReleaseSubscriber implements NioLoop.Handler {
         subscribed.clear();
         boolean hadConfirmed = !confirmed.isEmpty();
         confirmed.clear();
-        if (hadConfirmed && !closed) {
-            lost.run();
-        }
         in.clear();
         out = ByteBuffer.allocate(0);
+        if (hadConfirmed && !closed) {
+            try {
+                lost.run(); // last: this connection's state is gone whatever the engine does
+            } catch (RuntimeException e) {
+                LOG.warn("node {}: telling waiters of a lost subscriber connection failed", spec.name(), e);
+            }
+        }
     }
 }
