@@ -158,20 +158,7 @@ class ReleaseNotificationTest extends RedisBackedTest {
                 CompletableFuture.supplyAsync(() -> attempt(waiting, name, Duration.ofSeconds(20)));
         await().atMost(Duration.ofSeconds(5)).until(() -> rounds.get() >= 1 && channelsEverywhere(lease.key(), 2));
         // The three nodes take no new connection until the release ran: the subscriber's reconnects are refused.
-        List<Jedis> admins = List.of(node(0).client(), node(1).client(), node(2).client());
-        try {
-            for (Jedis j : admins) {
-                j.configSet("maxclients", "1");
-                j.sendCommand(redis.clients.jedis.Protocol.Command.CLIENT, "KILL", "TYPE", "pubsub");
-            }
-            await().atMost(Duration.ofSeconds(5)).until(() -> waiting.listeningNodes() == 2);
-            lease.release();
-        } finally {
-            for (Jedis j : admins) {
-                j.configSet("maxclients", "10000");
-                j.close();
-            }
-        }
+        withSubscribersCutFromThreeNodes(waiting, lease::release);
         Attempted r;
         try {
             r = got.get(8, TimeUnit.SECONDS); // not the last round at the end of its 20 s wait
@@ -179,6 +166,70 @@ class ReleaseNotificationTest extends RedisBackedTest {
             throw new AssertionError("the release during the outage went unheard: no lock 8 s after it", e);
         }
         assertTrue(r.acquired, () -> "not acquired: " + r.result);
+    }
+
+    /**
+     * Twenty fair waiters of one client, for a lock held long: a loss of a majority of the subscriber connections runs
+     * no round for them (they are told to poll as if deaf, every 30 s here), and once a majority is back the oldest
+     * checks. Seen failing before: every fair waiter was woken at the loss, twenty rounds at once.
+     */
+    @Test
+    void aLossOfSubscriptionsRunsNoRoundForEveryFairWaiter() throws Exception {
+        java.util.concurrent.atomic.AtomicInteger rounds = new java.util.concurrent.atomic.AtomicInteger();
+        RedlockClient waiting = countingRounds(rounds, true);
+        String name = uniqueName("fair-loss");
+        Lease lease = client().fairLock(name)
+                .tryAcquire(Duration.ZERO, Duration.ofMinutes(1))
+                .orElseThrow();
+        List<CompletableFuture<java.util.Optional<Lease>>> waiters = new ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            waiters.add(waiting.fairLock(name).tryAcquireAsync(Duration.ofSeconds(30), Duration.ofSeconds(10)));
+        }
+        await().atMost(Duration.ofSeconds(10)).until(() -> rounds.get() >= 20 && channelsEverywhere(lease.key(), 2));
+        int before = steady(rounds);
+        withSubscribersCutFromThreeNodes(waiting, () -> {});
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> waiting.listeningNodes() == 5 && channelsEverywhere(lease.key(), 2));
+        int after = steady(rounds);
+        assertTrue(after - before <= 2, () -> (after - before) + " rounds for a loss and a return of subscriptions");
+        waiters.forEach(w -> w.cancel(false));
+        lease.release();
+    }
+
+    /** The count once it has not moved for 300 ms. */
+    private static int steady(java.util.concurrent.atomic.AtomicInteger count) {
+        int[] seen = {-1};
+        await().pollInterval(Duration.ofMillis(300))
+                .atMost(Duration.ofSeconds(10))
+                .until(() -> {
+                    int now = count.get();
+                    boolean still = now == seen[0];
+                    seen[0] = now;
+                    return still;
+                });
+        return count.get();
+    }
+
+    /**
+     * Cuts {@code c}'s subscriber connections to nodes 0 to 2, runs {@code during} while they are gone (the nodes take
+     * no new connection: they are at their client limit), and lets them come back.
+     */
+    private static void withSubscribersCutFromThreeNodes(RedlockClient c, Runnable during) {
+        List<Jedis> admins = List.of(node(0).client(), node(1).client(), node(2).client());
+        String limit = admins.get(0).configGet("maxclients").get("maxclients");
+        try {
+            for (Jedis j : admins) {
+                j.configSet("maxclients", "1");
+                j.sendCommand(redis.clients.jedis.Protocol.Command.CLIENT, "KILL", "TYPE", "pubsub");
+            }
+            await().atMost(Duration.ofSeconds(5)).until(() -> c.listeningNodes() == 2);
+            during.run();
+        } finally {
+            for (Jedis j : admins) {
+                j.configSet("maxclients", limit);
+                j.close();
+            }
+        }
     }
 
     /** Whether every node has {@code channels} channels for the key (its own, and one per listening client). */

@@ -412,12 +412,10 @@ public final class SimSubscriber {
             return;
         }
         conn = null;
-        boolean stable =
-                listening && now() - listeningSince >= TimeUnit.MILLISECONDS.toNanos(ReleaseSubscriber.STABLE_MILLIS);
+        boolean lasted = now() - listeningSince >= TimeUnit.MILLISECONDS.toNanos(ReleaseSubscriber.STABLE_MILLIS);
+        boolean stable = listening && lasted;
+        boolean flapped = listening && !lasted;
         listening = false;
-        if (!c.confirmed.isEmpty() && !closed) {
-            onRelease.accept(null, null); // its confirmations no longer count (see ReleaseSubscriber)
-        }
         if (!c.silent && !net.isCut(clientIndex, serverIndex)) {
             // The node sees the connection close and forgets its subscriptions.
             server.at(world().now() + net.delay(), () -> {
@@ -433,8 +431,16 @@ public final class SimSubscriber {
             failures = 0;
         }
         long delay = backoff(++failures);
+        if (flapped) {
+            // As ReleaseSubscriber: dropped soon after it confirmed, it comes back ever more slowly.
+            long floorMillis = Math.min(ReleaseSubscriber.STABLE_MILLIS, 10L << Math.min(failures, 7));
+            delay = Math.max(delay, TimeUnit.MILLISECONDS.toNanos(floorMillis));
+        }
         notBefore = now() + delay;
         client.afterClock(delay + 1, this::sync);
+        if (!c.confirmed.isEmpty()) {
+            onRelease.accept(null, null); // its confirmations no longer count (see ReleaseSubscriber)
+        }
     }
 
     /**

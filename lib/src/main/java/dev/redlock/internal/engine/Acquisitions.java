@@ -365,11 +365,11 @@ final class Acquisitions extends EnginePart {
         } else if (waitRoom != null && waitNanos > 0 && a.ref.queues()) {
             // A fair waiter (or a preferred writer) takes its place on the nodes with its first round at once, and in
             // this client's queue now: both in the order acquisitions began, so a release wakes the head.
-            a.waiter = waitRoom.joinAsyncAt(
+            a.joined(waitRoom.joinAsyncAt(
                     ref.key(),
                     a::signalled,
                     a.ref.shape().order(),
-                    a.ref.shape().waiter());
+                    a.ref.shape().waiter()));
             a.startRound();
         } else if (waitRoom != null && waitNanos > 0 && queuesBehindOthers(a.ref)) {
             // Others of this client already wait for this lock: queue behind them rather than overtake them.

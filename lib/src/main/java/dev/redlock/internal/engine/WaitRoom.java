@@ -109,6 +109,11 @@ final class WaitRoom {
         boolean heard;
         /** A majority of nodes confirmed the key's subscriptions since the queue began (its check round is due). */
         boolean confirmed;
+        /**
+         * Confirmed as a waiter joined, from confirmations counted then: they may belong to subscriptions of a queue
+         * just gone whose UNSUBSCRIBE is on its way, so the next confirmation runs the check once more.
+         */
+        boolean recheck;
         /** A release of this client's made while it had no waiter: its reports that name no head wake nobody. */
         String quietRelease;
         /**
@@ -268,11 +273,17 @@ final class WaitRoom {
      * already): a release between its refused round and the subscriptions went unheard, and that round finds it.
      */
     private void subscribed(String key) {
+        check(key, false);
+    }
+
+    /** Runs the check round if it is due (see subscribed); {@code joining}: as a waiter joins, not at a confirmation. */
+    private void check(String key, boolean joining) {
         boolean majority = confirmedBy(key) >= quorum;
         Waiter[] target = new Waiter[1];
         queues.computeIfPresent(key, (k, q) -> {
             // With no waiter (a lingering queue), the check waits for the next one to join (see checkIfDue).
-            if (majority && !q.confirmed && !q.waiters.isEmpty()) {
+            if (majority && (!q.confirmed || (q.recheck && !joining)) && !q.waiters.isEmpty()) {
+                q.recheck = joining;
                 q.confirmed = true;
                 // Even if a release was heard meanwhile: one node's report of it proves nothing about the nodes that
                 // confirmed later, which may have run it (or another) unheard. Only an oldest waiter signalled
@@ -302,6 +313,7 @@ final class WaitRoom {
             queues.computeIfPresent(key, (k, q) -> {
                 if (q.confirmed && confirmedBy(k) < quorum) {
                     q.confirmed = false;
+                    q.recheck = false;
                     q.heard = false;
                     // No round now (a signal would be taken for a release's, and a real release would then wake the
                     // next waiter too, to race this one): the pollers sleep no longer than a deaf poll from now.
@@ -334,7 +346,7 @@ final class WaitRoom {
      * confirmed again by nobody), the check round is due now.
      */
     private void checkIfDue(String key) {
-        subscribed(key);
+        check(key, true);
     }
 
     /**

@@ -391,9 +391,8 @@ public final class ReleaseSubscriber implements NioLoop.Handler {
             }
             return;
         }
-        if (reply instanceof Resp.ErrorReply && !reply.toString().startsWith("NOPERM")) {
-            // Not a refusal that lasts (a node at its maxclients limit answers a new connection so, then closes it):
-            // the usual back-off.
+        if (reply instanceof Resp.ErrorReply && passing(reply.toString())) {
+            // A node at its maxclients limit answers a new connection so, then closes it: the usual back-off.
             throw new IOException("the node answered " + reply);
         }
         if (reply instanceof Resp.ErrorReply) {
@@ -418,6 +417,19 @@ public final class ReleaseSubscriber implements NioLoop.Handler {
             listeningSinceNanos = System.nanoTime();
             LOG.debug("node {}: listening for release notifications", spec.name());
         }
+    }
+
+    /**
+     * Whether an error reply on the subscriber connection passes (the node is at its client limit, loading, busy with a
+     * script, or without its replicas): asked again with the back-off. Any other (an ACL without channel permissions,
+     * a password the node wants, a renamed SUBSCRIBE) lasts: asked again only every {@link #REFUSED_RETRY_MILLIS} ms.
+     */
+    static boolean passing(String error) {
+        return error.startsWith("ERR max number of clients")
+                || error.startsWith("LOADING")
+                || error.startsWith("BUSY")
+                || error.startsWith("TRYAGAIN")
+                || error.startsWith("MASTERDOWN");
     }
 
     /**
@@ -471,10 +483,16 @@ public final class ReleaseSubscriber implements NioLoop.Handler {
             }
         }
         if (cause != null && !closed) {
-            if (listening && System.nanoTime() - listeningSinceNanos >= TimeUnit.MILLISECONDS.toNanos(STABLE_MILLIS)) {
+            boolean stable = System.nanoTime() - listeningSinceNanos >= TimeUnit.MILLISECONDS.toNanos(STABLE_MILLIS);
+            if (listening && stable) {
                 failures = 0;
             }
             long delay = refused ? REFUSED_RETRY_MILLIS : backoff.apply(++failures);
+            if (listening && !stable) {
+                // Dropped soon after it confirmed: 20, 40 ... ms up to a second whatever the back-off's cap (which
+                // follows circuitOpenDuration), since each drop has the waiters poll and check again.
+                delay = Math.max(delay, Math.min(STABLE_MILLIS, 10L << Math.min(failures, 7)));
+            }
             refused = false;
             notBeforeNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(delay);
             LOG.debug(

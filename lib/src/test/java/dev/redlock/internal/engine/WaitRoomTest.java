@@ -286,6 +286,24 @@ class WaitRoomTest {
     }
 
     /**
+     * The confirmations a joining waiter counted may be those of a queue just gone, whose UNSUBSCRIBE was on its way:
+     * the new subscriptions' confirmations then come later, and a release between the two went unheard, so the next
+     * confirmation checks once more (and only once).
+     */
+    @Test
+    void aCheckMadeAsTheQueueBeganOnOldConfirmationsIsMadeAgainAtTheNextConfirmation() {
+        WaitRoom room = threeNodes(3, channel -> 3);
+        WaitRoom.Waiter a = room.joinAsync("{k}", () -> woken.add("a"));
+        assertEquals(List.of("a"), woken);
+        room.consumeSignal(a);
+        room.heard("{k}", null);
+        assertEquals(List.of("a", "a"), woken, "checked again at the first confirmation after joining");
+        room.consumeSignal(a);
+        room.heard("{k}", null);
+        assertEquals(List.of("a", "a"), woken, "once");
+    }
+
+    /**
      * A hand-over client's queue lingers with no waiter while a majority of its subscriber connections drop and come
      * back: nobody is there to check then, so the next waiter to join checks (a release that named the client's place
      * meanwhile went unheard, and the lock would stay free until its next poll).

@@ -6,6 +6,7 @@ package dev.redlock.internal.node;
 
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.redlock.RedlockConfig;
@@ -37,7 +38,11 @@ class SubscriptionsTest {
 
     @BeforeEach
     void start() {
-        RedlockConfig.Builder b = RedlockConfig.builder().nodes(REDIS.uris()).restartQuarantine(false);
+        // A short circuit-open time caps the reconnect back-off at 50 ms: the flapping test below runs at the worst.
+        RedlockConfig.Builder b = RedlockConfig.builder()
+                .nodes(REDIS.uris())
+                .restartQuarantine(false)
+                .circuitOpenDuration(Duration.ofMillis(50));
         dev.redlock.testkit.TlsCertificates tls = RedisNodesExtension.certificates();
         if (tls != null) {
             b.tlsTrustStore(tls.trustStore(), tls.storePassword());
@@ -103,9 +108,11 @@ class SubscriptionsTest {
 
     /**
      * A node that drops the subscriber connection as soon as it confirmed (a pub/sub output buffer limit, a hostile
-     * node) is reconnected with a growing back-off: each drop tells the engine, whose waiters then poll and check
-     * again, so reconnecting every few milliseconds would turn into rounds every few milliseconds. Seen failing
-     * before: the back-off started over at each confirmation, and the connection came back 10 ms after each drop.
+     * node) is reconnected with a growing back-off, up to a second whatever the back-off's cap (50 ms here): each drop
+     * tells the engine, whose waiters then poll and check again, so reconnecting every few milliseconds would turn
+     * into rounds every few milliseconds. Seen failing before: the back-off started over at each confirmation, and the
+     * connection came back 10 ms after each drop (174 connections in 3 s); then, with the back-off growing, at its
+     * 50 ms cap.
      */
     @Test
     void aConnectionDroppedAtEachConfirmationComesBackEverMoreSlowly() {
@@ -127,6 +134,23 @@ class SubscriptionsTest {
         int dropped = drops;
         assertTrue(dropped <= 15, () -> dropped + " connections in 3 s");
         assertTrue(losses.get() >= dropped - 1, "each drop of a confirmed connection is told");
+    }
+
+    /**
+     * Which error replies on the subscriber connection pass (asked again with the back-off) and which last (asked
+     * again after a minute, with one line in the log): a node at its client limit answers a new connection with an
+     * error, which was taken for an ACL refusal and kept notifications off for a minute.
+     */
+    @Test
+    void errorRepliesThatPassAreToldFromThoseThatLast() {
+        assertTrue(ReleaseSubscriber.passing("ERR max number of clients reached"));
+        assertTrue(ReleaseSubscriber.passing("LOADING Redis is loading the dataset in memory"));
+        assertTrue(ReleaseSubscriber.passing("BUSY Redis is busy running a script."));
+        assertTrue(ReleaseSubscriber.passing(
+                "MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to 'no'."));
+        assertFalse(ReleaseSubscriber.passing("NOPERM No permissions to access a channel"));
+        assertFalse(ReleaseSubscriber.passing("NOAUTH Authentication required."));
+        assertFalse(ReleaseSubscriber.passing("ERR unknown command 'SUBSCRIBE', with args beginning with: "));
     }
 
     private static long numsub(int node, String channel) {
