@@ -432,9 +432,7 @@ public final class SimSubscriber {
         }
         long delay = backoff(++failures);
         if (flapped) {
-            // As ReleaseSubscriber: dropped soon after it confirmed, it comes back ever more slowly.
-            long floorMillis = Math.min(ReleaseSubscriber.STABLE_MILLIS, 10L << Math.min(failures, 7));
-            delay = Math.max(delay, TimeUnit.MILLISECONDS.toNanos(floorMillis));
+            delay = Math.max(delay, TimeUnit.MILLISECONDS.toNanos(ReleaseSubscriber.flappedDelayMillis(failures)));
         }
         notBefore = now() + delay;
         client.afterClock(delay + 1, this::sync);

@@ -278,11 +278,11 @@ final class WaitRoom {
 
     /** Runs the check round if it is due (see subscribed); {@code joining}: as a waiter joins, not at a confirmation. */
     private void check(String key, boolean joining) {
-        boolean majority = confirmedBy(key) >= quorum;
         Waiter[] target = new Waiter[1];
         queues.computeIfPresent(key, (k, q) -> {
-            // With no waiter (a lingering queue), the check waits for the next one to join (see checkIfDue).
-            if (majority && (!q.confirmed || (q.recheck && !joining)) && !q.waiters.isEmpty()) {
+            // With no waiter (a lingering queue), the check waits for the next one to join (see checkIfDue). The
+            // count last: every join comes here, and a confirmed queue need not count.
+            if ((!q.confirmed || (q.recheck && !joining)) && !q.waiters.isEmpty() && confirmedBy(k) >= quorum) {
                 q.recheck = joining;
                 q.confirmed = true;
                 // Even if a release was heard meanwhile: one node's report of it proves nothing about the nodes that
@@ -303,9 +303,9 @@ final class WaitRoom {
 
     /**
      * A node's subscriber connection went with subscriptions it had confirmed. A key that no longer has a majority of
-     * confirmations may miss a release now (a majority of reports wakes a waiter), so its oldest waiter, which may
-     * sleep a third of its place's window, is woken to run a round and poll as if deaf from then on; and once a
-     * majority confirmed again, its check round is due again (a release while they were gone went unheard).
+     * confirmations may miss a release now (a majority of reports wakes a waiter), so its pollers, which may sleep a
+     * third of their place's window, are told to poll as if deaf from now on; and once a majority confirmed again,
+     * its check round is due again (a release while they were gone went unheard).
      */
     private void lost() {
         List<Waiter> told = new ArrayList<>();
@@ -331,12 +331,17 @@ final class WaitRoom {
             });
         }
         for (Waiter w : told) {
-            Runnable replan = w.movedUp;
-            if (replan != null) {
-                replan.run();
-            } else {
-                w.wake();
-            }
+            tellToPoll(w);
+        }
+    }
+
+    /** Tells {@code w} to poll from now on, or wakes it if nobody listens for that (it was signalled then). */
+    private static void tellToPoll(Waiter w) {
+        Runnable told = w.movedUp;
+        if (told != null) {
+            told.run();
+        } else {
+            w.wake();
         }
     }
 
@@ -461,12 +466,7 @@ final class WaitRoom {
             next[0].wake();
         }
         if (movedUp[0] != null) {
-            Runnable told = movedUp[0].movedUp;
-            if (told != null) {
-                told.run();
-            } else {
-                movedUp[0].wake();
-            }
+            tellToPoll(movedUp[0]);
         }
     }
 

@@ -420,6 +420,15 @@ public final class ReleaseSubscriber implements NioLoop.Handler {
     }
 
     /**
+     * The least wait before reconnecting after the {@code failures}-th drop in a row of a connection that dropped
+     * within {@link #STABLE_MILLIS} of its first confirmation: 20, 40 ... ms up to a second, whatever the back-off's
+     * cap (which follows circuitOpenDuration), since each drop has the waiters poll and check again.
+     */
+    public static long flappedDelayMillis(int failures) {
+        return Math.min(STABLE_MILLIS, 10L << Math.min(failures, 7));
+    }
+
+    /**
      * Whether an error reply on the subscriber connection passes (the node is at its client limit, loading, busy with a
      * script, or without its replicas): asked again with the back-off. Any other (an ACL without channel permissions,
      * a password the node wants, a renamed SUBSCRIBE) lasts: asked again only every {@link #REFUSED_RETRY_MILLIS} ms.
@@ -489,9 +498,7 @@ public final class ReleaseSubscriber implements NioLoop.Handler {
             }
             long delay = refused ? REFUSED_RETRY_MILLIS : backoff.apply(++failures);
             if (listening && !stable) {
-                // Dropped soon after it confirmed: 20, 40 ... ms up to a second whatever the back-off's cap (which
-                // follows circuitOpenDuration), since each drop has the waiters poll and check again.
-                delay = Math.max(delay, Math.min(STABLE_MILLIS, 10L << Math.min(failures, 7)));
+                delay = Math.max(delay, flappedDelayMillis(failures));
             }
             refused = false;
             notBeforeNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(delay);

@@ -119,6 +119,12 @@ class WaitRoomTest {
 
     /** As {@link #threeNodes(int)}, with {@code confirmed} telling how many nodes confirmed each channel. */
     private static WaitRoom threeNodes(int listening, java.util.function.ToIntFunction<String> confirmed) {
+        return threeNodes(listening, confirmed, WaitRoom.NO_HOOKS);
+    }
+
+    /** As {@link #threeNodes(int, java.util.function.ToIntFunction)}, with the engine's {@code hooks}. */
+    private static WaitRoom threeNodes(
+            int listening, java.util.function.ToIntFunction<String> confirmed, WaitRoom.Hooks hooks) {
         return new WaitRoom(
                 new Subscriptions() {
                     @Override
@@ -139,7 +145,7 @@ class WaitRoomTest {
                 },
                 "c0ffee00c0ffee00",
                 2,
-                WaitRoom.NO_HOOKS);
+                hooks);
     }
 
     /**
@@ -311,43 +317,23 @@ class WaitRoomTest {
     @Test
     void aLingeringQueueThatLostItsSubscriptionsChecksWhenAWaiterJoins() {
         int[] nodes = {3};
-        WaitRoom room = new WaitRoom(
-                new Subscriptions() {
-                    @Override
-                    public void subscribe(String key) {}
+        WaitRoom room = threeNodes(3, channel -> nodes[0], new WaitRoom.Hooks() {
+            @Override
+            public boolean later(Runnable task, long delayNanos) {
+                return true; // the lingering spell outlasts the test
+            }
 
-                    @Override
-                    public void unsubscribe(String key) {}
+            @Override
+            public void leave(dev.redlock.internal.script.LockRef ref) {}
 
-                    @Override
-                    public int listening() {
-                        return 3;
-                    }
+            @Override
+            public void leaveAny(String key) {}
 
-                    @Override
-                    public int confirmed(String channel) {
-                        return nodes[0];
-                    }
-                },
-                "c0ffee00c0ffee00",
-                2,
-                new WaitRoom.Hooks() {
-                    @Override
-                    public boolean later(Runnable task, long delayNanos) {
-                        return true; // the lingering spell outlasts the test
-                    }
-
-                    @Override
-                    public void leave(dev.redlock.internal.script.LockRef ref) {}
-
-                    @Override
-                    public void leaveAny(String key) {}
-
-                    @Override
-                    public long windowNanos() {
-                        return TimeUnit.SECONDS.toNanos(30);
-                    }
-                });
+            @Override
+            public long windowNanos() {
+                return TimeUnit.SECONDS.toNanos(30);
+            }
+        });
         WaitRoom.Waiter a = room.joinAsyncAt("{k}", () -> woken.add("a"), 5, null);
         room.heard("{k}", null);
         assertEquals(List.of("a"), woken, "the check at the first majority");
