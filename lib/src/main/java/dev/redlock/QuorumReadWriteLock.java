@@ -51,8 +51,18 @@ public final class QuorumReadWriteLock implements ReadWriteLock {
         this.key = key;
         this.preferWriters = preferWriters;
         long window = preferWriters ? client.queueWindow().toMillis() : 0;
-        this.read = new QuorumLock(client, engine, LockRef.readWrite(name, key, QuorumPolicy.MAJORITY, false, 0));
-        this.write = new QuorumLock(client, engine, LockRef.readWrite(name, key, QuorumPolicy.MAJORITY, true, window));
+        // With notifications, waiting writers stand in a line on the nodes whose head a release names, so that one
+        // writer is woken across all clients (see acquire.lua, kind 'w').
+        long line = client.writersLineMillis();
+        this.read = new QuorumLock(
+                client,
+                engine,
+                LockRef.readWrite(name, key, QuorumPolicy.MAJORITY, false, 0).lined(line));
+        this.write = new QuorumLock(
+                client,
+                engine,
+                LockRef.readWrite(name, key, QuorumPolicy.MAJORITY, true, window)
+                        .lined(line));
     }
 
     /**

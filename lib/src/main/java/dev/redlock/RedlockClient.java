@@ -407,6 +407,14 @@ public final class RedlockClient implements AutoCloseable {
     }
 
     /**
+     * How long a waiting writer's place in a read-write lock's writers' line lasts without a new attempt, in
+     * milliseconds: the hand-over window with notifications (a release names the line's head), else 0 (no line).
+     */
+    long writersLineMillis() {
+        return config.releaseNotifications() ? handOverWindow().toMillis() : 0;
+    }
+
+    /**
      * Returns the Redis key that holds lock {@code name} on every node. The name is checked as by
      * {@link #lock(String, QuorumPolicy)}.
      *

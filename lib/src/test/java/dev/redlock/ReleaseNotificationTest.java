@@ -329,6 +329,42 @@ class ReleaseNotificationTest extends RedisBackedTest {
         pollsAtItsWindow(kind, client(REDIS.uris().subList(0, 3), b -> {}));
     }
 
+    /**
+     * Writers of six clients wait for one write lock: a release names the next writer in the writers' line, so only
+     * that writer's client wakes it, and each hand-over costs one round. Seen failing before: every release woke a
+     * writer in every client, whose rounds raced (and split the votes).
+     */
+    @Test
+    void writersOfSeveralClientsAreWokenOneAtATime() throws Exception {
+        String name = uniqueName("writers");
+        Lease held = client().readWriteLock(name)
+                .writeLock()
+                .tryAcquire(Duration.ZERO, Duration.ofMinutes(1))
+                .orElseThrow();
+        java.util.concurrent.atomic.AtomicInteger rounds = new java.util.concurrent.atomic.AtomicInteger();
+        List<CompletableFuture<ReleaseResult>> writers = new ArrayList<>();
+        for (int i = 0; i < 6; i++) {
+            writers.add(countingRounds(rounds, true)
+                    .readWriteLock(name)
+                    .writeLock()
+                    .tryAcquireAsync(Duration.ofSeconds(30), Duration.ofSeconds(10))
+                    .thenCompose(got -> got.orElseThrow().releaseAsync()));
+        }
+        // Each refused, and each checking once its client's subscriptions were confirmed (the key's channel, and one
+        // per client).
+        await().atMost(Duration.ofSeconds(10))
+                .untilAsserted(() -> assertTrue(
+                        rounds.get() >= 6 && channelsEverywhere(held.key(), 7),
+                        () -> rounds.get() + " rounds, channels per node " + channelsPerNode(held.key())));
+        int before = steady(rounds);
+        held.release();
+        for (CompletableFuture<ReleaseResult> w : writers) {
+            w.get(20, TimeUnit.SECONDS);
+        }
+        int handOvers = rounds.get() - before;
+        assertTrue(handOvers <= 8, () -> handOvers + " rounds for 6 hand-overs between writers of 6 clients");
+    }
+
     private void pollsAtItsWindow(String kind, RedlockClient holder) throws Exception {
         java.util.concurrent.atomic.AtomicInteger rounds = new java.util.concurrent.atomic.AtomicInteger();
         RedlockClient waiting = countingRounds(rounds, false);

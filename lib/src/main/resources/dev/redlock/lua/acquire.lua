@@ -40,6 +40,17 @@
 --                no preference). Granted when no unexpired reader is left and KEYS[1] is set NX PX; while refused,
 --                the waiter's entry keeps new readers out. Granted, the entry stays as long as the key (its release
 --                removes it), so a round that fails here keeps the place, and a writer that dies frees it with the key.
+--                Two more words, with two more keys {writers' line (scored by the order), its expiry (by node time)}:
+--                the writer's order and how long its place in the line lasts (ms). Each round takes the writer's
+--                place in the line (NX: the first order stays) and makes it last the window from now; the lease's
+--                release (or giving up) takes it out. A release names the line's head, so that only that writer's
+--                client wakes it, instead of a writer in every client racing for the key and splitting the votes.
+--                The line refuses only newcomers: a writer with no place yet is refused (and takes one) while others
+--                stand in it, so the writer that just released does not take the lock back ahead of the one its
+--                release named; a writer with a place may take a free key, head or not (the line orders wake-ups,
+--                not grants: a split vote or nodes whose lines differ never stall it). It keeps no reader out (that
+--                is the waiting writers' entry). Refused on a free key, the reply's holderTtl is how long the head's
+--                place lasts without a new attempt.
 --   'f'          a fair lock: kind keys {queue (scored by the order), queue expiry (scored by node time), holder's
 --                place (the id of the waiter granted here, as long as its place lasts)}; words: the order, the
 --                waiter's id, how long its place lasts (ms). The waiter takes its place (NX: the first order stays),
@@ -169,9 +180,20 @@ elseif kind == 'w' then
   local readers, writers = KEYS[first], KEYS[first + 1]
   local now = nowMs()
   local window = tonumber(spec[4])
+  local lineWindow = tonumber(spec[6] or '0')
+  local line, lineExpiry = KEYS[first + 2], KEYS[first + 3]
+  -- A newcomer to a line others stand in (this writer has no place in it yet) queues first, even for a free key: the
+  -- writer that just released must not take the lock back ahead of the writer its release named.
+  local head = nil
+  if lineWindow > 0 then
+    dropExpired(line, lineExpiry, now)
+    if not redis.call('ZSCORE', line, spec[3]) then
+      head = redis.call('ZRANGE', line, 0, 0)[1]
+    end
+  end
   redis.call('ZREMRANGEBYSCORE', readers, '-inf', now)
   local lastReader = latest(readers)
-  if lastReader then
+  if lastReader or head then
     free = false
   end
   if free and redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
@@ -180,6 +202,8 @@ elseif kind == 'w' then
     holder = redis.call('PTTL', KEYS[1])
     if lastReader then
       holder = math.max(holder, lastReader - now)
+    elseif holder == -2 and head and not released then
+      holder = headLasts(lineExpiry, head, now) -- free, but others stand in the line
     end
   end
   if window > 0 and not released then
@@ -187,6 +211,10 @@ elseif kind == 'w' then
     local lasts = granted == 1 and math.min(window, tonumber(ARGV[2])) or window
     redis.call('ZADD', writers, string.format('%.0f', now + lasts), spec[3])
     redis.call('PEXPIRE', writers, string.format('%.0f', latest(writers) - now))
+  end
+  if lineWindow > 0 and not released then
+    -- Granted too: a round that fails here (a split vote) keeps the place, and the lease's release takes it out.
+    takePlace(line, lineExpiry, spec[5], spec[3], lineWindow, now, 'NX')
   end
 elseif kind == 'f' then
   local queue, expiry, holding = KEYS[first], KEYS[first + 1], KEYS[first + 2]

@@ -13,8 +13,11 @@
 -- ARGV[2]  with the tombstone: how long it lives, in milliseconds (the acquire's TTL); else '0'
 -- ARGV[3]  optional: the lock kind (as in acquire.lua), '<kind> <number of kind keys> <words...>':
 --            'm n'        several resources: KEYS[1] and the n kind keys are each deleted where they hold the token
---            'r 2'        a reader: the token leaves the readers set (kind keys {readers, waiting writers})
---            'w 2 <id>'   a writer that leaves: as plain, and waiter <id> leaves the waiting writers
+--            'r 1'        a reader: the token leaves the readers set (kind keys {readers}); 'r 3' with the writers'
+--                         line {line, line expiry} (see acquire.lua, kind 'w'), whose head the last reader names
+--            'w 2 <id>'   a writer that leaves: as plain, and waiter <id> leaves the waiting writers (kind keys
+--                         {readers, waiting writers}); 'w 4 <id>' with the writers' line, which it leaves too and
+--                         whose head the release names
 --            's 0'        a writer's failed round, given back while it waits on: as plain, but silent (see below)
 --            'f 3 <id>'   a fair lock's waiter that leaves: as plain, and waiter <id> leaves the queue (kind keys
 --                         {queue, queue expiry, holder's place}); '-' for a release that keeps the place
@@ -35,7 +38,9 @@
 -- at their next poll, and a client hearing one release from several nodes wakes one waiter for it. With a queue
 -- ('f', 'q'), the message also names the head of the queue (a space, then its id's first 16 characters): only that
 -- waiter's client wakes it, and the other clients' waiters sleep on, since the nodes would refuse them (and in a
--- hand-over queue, ' +' after the head if other clients' places wait behind it). In a plain
+-- hand-over queue, ' +' after the head if other clients' places wait behind it). A writer's release (and the last
+-- reader's) names the head of the writers' line the same way: that writer's client wakes it, and other clients wake
+-- a waiting reader at most (the nodes grant any writer, but nobody else is woken to race it). In a plain
 -- lock's hand-over queue the head is a client, and the message goes to that client alone, on the key's name followed
 -- by the client's id (the other clients are not even woken to read it), and to the releasing client if it has waiters
 -- left, which learns that another client is next (its own release then waits for the nodes' word instead of waking
@@ -61,6 +66,28 @@ local function bury()
   end
 end
 
+-- The live head of a queue {places by order, their expiry (node ms)}, after dropping the places whose expiry passed;
+-- nil if nobody is queued (the expiry set goes with its last place).
+local function liveHead(places, expiry)
+  if redis.call('EXISTS', expiry) == 0 then
+    return nil
+  end
+  local t = redis.call('TIME')
+  local now = t[1] * 1000 + math.floor(t[2] / 1000)
+  local gone = redis.call('ZRANGEBYSCORE', expiry, '-inf', now)
+  for i = 1, #gone do
+    redis.call('ZREM', places, gone[i])
+  end
+  redis.call('ZREMRANGEBYSCORE', expiry, '-inf', now)
+  return redis.call('ZRANGE', places, 0, 0)[1]
+end
+
+-- A message that names the next writer in the writers' line, if the kind has the line's keys from KEYS[at].
+local function namingNextWriter(message, at)
+  local head = KEYS[at + 1] and liveHead(KEYS[at], KEYS[at + 1])
+  return head and message .. ' ' .. string.sub(head, 1, 16) or message
+end
+
 if kind == 'r' then
   local readers = KEYS[2]
   local t = redis.call('TIME')
@@ -70,7 +97,8 @@ if kind == 'r' then
   if expiry and tonumber(expiry) > now then
     redis.call('ZREMRANGEBYSCORE', readers, '-inf', now)
     if redis.call('ZCARD', readers) == 0 then
-      redis.pcall('PUBLISH', KEYS[1], string.sub(ARGV[1], 1, 8))
+      redis.pcall('PUBLISH', KEYS[1], extra >= 3 and namingNextWriter(string.sub(ARGV[1], 1, 8), 3)
+        or string.sub(ARGV[1], 1, 8))
     end
     return 1
   end
@@ -98,14 +126,22 @@ if kind == 'm' then
 end
 
 local queued = kind == 'f' or kind == 'q'
+-- A writer's line, if it has one: a queue as a fair lock's, which only names the next writer.
+local line = kind == 'w' and extra >= 4
+-- The queue's keys {places by order, their expiry}.
+local places, placesExpiry = KEYS[line and 4 or 2], KEYS[line and 5 or 3]
 -- Whether anyone queues here (the expiry set goes with its last place): without a queue, a release of a queued kind
 -- costs one command more than a plain one.
-local queue = queued and redis.call('EXISTS', KEYS[3]) == 1
+local queue = (queued or line) and redis.call('EXISTS', placesExpiry) == 1
 -- The releasing client moves its place to its next waiter's order: it has waiters, and wants to know who is next.
 local waits = kind == 'q' and spec[3] ~= '-' and tonumber(spec[4] or '') ~= nil
 local left = 0
 if kind == 'w' then
   left = redis.call('ZREM', KEYS[3], spec[3])
+  if queue and redis.call('ZREM', places, spec[3]) == 1 then
+    redis.call('ZREM', placesExpiry, spec[3])
+    left = 1
+  end
 elseif queued and spec[3] ~= '-' and (queue or (kind == 'q' and not string.find(spec[4] or '-', '^[-=~]'))) then
   -- (Without a queue, only a move or a '+' has anything to do: it takes a place.)
   queue = true
@@ -157,17 +193,7 @@ end
 
 -- The message for the waiters: what was released, and with a queue, who is next (its live head), if anyone.
 local function news(released)
-  if not queue or redis.call('EXISTS', KEYS[3]) == 0 then
-    return released, nil
-  end
-  local t = redis.call('TIME')
-  local now = t[1] * 1000 + math.floor(t[2] / 1000)
-  local gone = redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', now)
-  for i = 1, #gone do
-    redis.call('ZREM', KEYS[2], gone[i])
-  end
-  redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now)
-  local head = redis.call('ZRANGE', KEYS[2], 0, 0)[1]
+  local head = queue and liveHead(places, placesExpiry)
   if not head then
     return released, nil
   end

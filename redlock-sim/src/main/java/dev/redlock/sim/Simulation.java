@@ -662,11 +662,19 @@ public final class Simulation {
                 Role.EXCLUSIVE);
         String rwKey = LockRef.keyOf(PREFIX, "rw");
         boolean fencedWriters = world.chance(0.5);
-        Slot reader = new Slot(LockRef.readWrite("rw", rwKey, QuorumPolicy.MAJORITY, false, 0), Role.READ);
+        // With notifications, as a client's read-write lock is: waiting writers stand in a line, whose head a release
+        // names.
+        long line = config.notifications() ? HAND_OVER_WINDOW_MS : 0;
+        Slot reader = new Slot(
+                LockRef.readWrite("rw", rwKey, QuorumPolicy.MAJORITY, false, 0).lined(line), Role.READ);
         Slot writer = new Slot(
-                LockRef.readWrite("rw", rwKey, QuorumPolicy.MAJORITY, true, 0).withFencing(fencedWriters), Role.WRITE);
+                LockRef.readWrite("rw", rwKey, QuorumPolicy.MAJORITY, true, 0)
+                        .lined(line)
+                        .withFencing(fencedWriters),
+                Role.WRITE);
         Slot preferred = new Slot(
                 LockRef.readWrite("rw", rwKey, QuorumPolicy.MAJORITY, true, QUEUE_WINDOW_MS)
+                        .lined(line)
                         .withFencing(fencedWriters),
                 Role.WRITE);
         Slot m1 = multi("a", mName);
@@ -676,22 +684,41 @@ public final class Simulation {
         probes.addAll(List.of(a, b, c, fair, reader, writer, preferred, m1, m2, m3));
     }
 
-    /** The one-lock workload's lock: a RedLock or a fair lock, each fenced in half the seeds. */
+    /**
+     * The one-lock workload's lock: a RedLock, a fair lock, or a read-write lock (three writers to a reader: with
+     * notifications, its writers stand in the writers' line, which names the next one at each release), each fenced
+     * in half the seeds (a read-write lock's writers).
+     */
     private void defineOneLock() {
         boolean fenced = world.chance(0.5);
         Slot one;
-        if (world.chance(0.5)) {
+        if (world.chance(1.0 / 3)) {
             // With notifications, as a client's redLock(name) is: its waiters queue for the hand-over.
             one = new Slot(
                     new LockRef("a", LockRef.keyOf(PREFIX, "a"), QuorumPolicy.MAJORITY, fenced)
                             .handOver(config.notifications() ? HAND_OVER_WINDOW_MS : 0),
                     Role.EXCLUSIVE);
-        } else {
+        } else if (world.chance(0.5)) {
             fairKey = LockRef.keyOf(PREFIX, "f");
             one = new Slot(
                     LockRef.fair("f", fairKey, QuorumPolicy.MAJORITY, QUEUE_WINDOW_MS)
                             .withFencing(fenced),
                     Role.EXCLUSIVE);
+        } else {
+            String rwKey = LockRef.keyOf(PREFIX, "rw");
+            long line = config.notifications() ? HAND_OVER_WINDOW_MS : 0;
+            Slot writer = new Slot(
+                    LockRef.readWrite("rw", rwKey, QuorumPolicy.MAJORITY, true, 0)
+                            .lined(line)
+                            .withFencing(fenced),
+                    Role.WRITE);
+            Slot reader = new Slot(
+                    LockRef.readWrite("rw", rwKey, QuorumPolicy.MAJORITY, false, 0)
+                            .lined(line),
+                    Role.READ);
+            slots.addAll(List.of(writer, writer, writer, reader));
+            probes.addAll(List.of(writer, reader));
+            return;
         }
         slots.add(one);
         probes.add(one);

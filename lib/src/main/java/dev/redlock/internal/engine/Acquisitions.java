@@ -106,7 +106,7 @@ final class Acquisitions extends EnginePart {
         // met failures, or was started because a release named this waiter (it was its turn, but a node did not see
         // it so yet) retries at the usual delay.
         boolean byQuorum = !woken && failed.taken() >= failed.required();
-        boolean queued = waiter != null && (ref.handsOver() || ref.kind() == LockRef.Kind.FAIR);
+        boolean queued = waiter != null && (ref.handsOver() || ref.kind() == LockRef.Kind.FAIR || ref.lined());
         long delay = queued && byQuorum && failed.granted() == 0
                 ? delayAfterJoining(ref, waiter)
                 : queuedDelay(waiter, rounds);
@@ -119,7 +119,7 @@ final class Acquisitions extends EnginePart {
         }
         if (ref.queues()) {
             // A queued waiter's place lasts a window past each attempt: it comes back well within it.
-            delay = Math.min(delay, TimeUnit.MILLISECONDS.toNanos(ref.shape().windowMillis()) / 3);
+            delay = Math.min(delay, TimeUnit.MILLISECONDS.toNanos(ref.placeMillis()) / 3);
         }
         java.util.Optional<java.time.Duration> holder = failed.holderTtl();
         if (holder.isPresent()) {
@@ -147,7 +147,7 @@ final class Acquisitions extends EnginePart {
         }
         return Tokens.jittered(
                 random,
-                TimeUnit.MILLISECONDS.toNanos(ref.shape().windowMillis()) / 3,
+                TimeUnit.MILLISECONDS.toNanos(ref.placeMillis()) / 3,
                 Math.min(config.retryJitter(), 0.999) / 3);
     }
 
@@ -165,8 +165,11 @@ final class Acquisitions extends EnginePart {
         if (ref.kind() != LockRef.Kind.FAIR && ref.kind() != LockRef.Kind.WRITE && !ref.handsOver()) {
             return ref;
         }
-        // A fair waiter has a place of its own; in a hand-over queue, the place is the client's.
-        LockRef begun = ref.begin(ref.handsOver() ? waitRoom.clientId : Tokens.next(random), placeNow());
+        // A fair waiter has a place of its own; in a hand-over queue, the place is the client's. A writer's single
+        // attempt takes no place in the writers' line (order 0): nobody would wake it.
+        boolean placeless = ref.lined() && (waitNanos == 0 || waitRoom == null);
+        LockRef begun =
+                ref.begin(ref.handsOver() ? waitRoom.clientId : Tokens.next(random), placeless ? 0 : placeNow());
         if (begun.queues()) {
             queued.add(begun);
         }
@@ -363,14 +366,23 @@ final class Acquisitions extends EnginePart {
         } else if (a.ref.handsOver()) {
             a.startRound(); // a place is taken only if refused
         } else if (waitRoom != null && waitNanos > 0 && a.ref.queues()) {
-            // A fair waiter (or a preferred writer) takes its place on the nodes with its first round at once, and in
-            // this client's queue now: both in the order acquisitions began, so a release wakes the head.
+            // A fair waiter (or a writer: a preferred writer's entry, a place in the writers' line) takes its place on
+            // the nodes with its first round at once, and in this client's queue now: both in the order acquisitions
+            // began, so a release wakes the head. A writer that keeps no reader out, behind others of its client,
+            // waits for them first: this client's releases wake its waiters in turn, and a round of its own now
+            // would only be refused (its place in the line comes with its first round).
+            boolean behind = letsReadersPass(a.ref) && queuesBehindOthers(a.ref);
             a.joined(waitRoom.joinAsyncAt(
                     ref.key(),
                     a::signalled,
                     a.ref.shape().order(),
-                    a.ref.shape().waiter()));
-            a.startRound();
+                    a.ref.shape().waiter(),
+                    letsReadersPass(a.ref)));
+            if (behind) {
+                a.sleepThenRound(firstSleep(a, queuedDelay(a.waiter, 1)));
+            } else {
+                a.startRound();
+            }
         } else if (waitRoom != null && waitNanos > 0 && queuesBehindOthers(a.ref)) {
             // Others of this client already wait for this lock: queue behind them rather than overtake them.
             a.joined(joinRoom(a.ref, a::signalled));
@@ -424,8 +436,12 @@ final class Acquisitions extends EnginePart {
             // Refused: the client has its place in the nodes' queue now, at this acquisition's order at most.
             return waitRoom.joinAsyncAt(ref.key(), wake, ref.shape().order(), null);
         }
-        return waitRoom.joinAsync(
-                ref.key(), wake, ref.kind() == LockRef.Kind.READ, ref.kind() == LockRef.Kind.WRITE && !ref.queues());
+        return waitRoom.joinAsync(ref.key(), wake, ref.kind() == LockRef.Kind.READ, letsReadersPass(ref));
+    }
+
+    /** Whether {@code ref} is a writer without writer preference: it keeps no new reader out. */
+    private static boolean letsReadersPass(LockRef ref) {
+        return ref.kind() == LockRef.Kind.WRITE && ref.shape().windowMillis() == 0;
     }
 
     private final java.util.concurrent.atomic.AtomicLong lastWarn =

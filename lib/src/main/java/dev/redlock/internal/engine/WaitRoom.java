@@ -123,6 +123,8 @@ final class WaitRoom {
         String quietPlace;
         /** The outcome of this client's last refused round for the key, if one was. */
         dev.redlock.RoundOutcome lastRefusal;
+        /** A writer named by a release that yielded it to an older reader of this client, until that reader's round. */
+        Waiter yieldedBy;
 
         /** Remembers a release; false if it was signalled already. */
         boolean firstReport(String release) {
@@ -375,7 +377,15 @@ final class WaitRoom {
      * @param id the waiter's id on the nodes if it has a place of its own there (a fair waiter), or null
      */
     Waiter joinAsyncAt(String key, Runnable wake, long place, String id) {
-        return join(new Waiter(key, wake, false, false, place, id));
+        return joinAsyncAt(key, wake, place, id, false);
+    }
+
+    /**
+     * As {@link #joinAsyncAt(String, Runnable, long, String)}; {@code letsReadersPass}: a writer without writer
+     * preference, which new readers do not queue behind.
+     */
+    Waiter joinAsyncAt(String key, Runnable wake, long place, String id, boolean letsReadersPass) {
+        return join(new Waiter(key, wake, false, letsReadersPass, place, id));
     }
 
     /** Joins the key's queue as an asynchronous acquisition; {@code wake} must not block (it runs on the signaller). */
@@ -504,10 +514,24 @@ final class WaitRoom {
 
     /** A round of a waiter of the key was refused: what a waiter that sent no round reports if its wait ends. */
     void refused(Waiter w, dev.redlock.RoundOutcome outcome) {
+        Waiter[] passed = new Waiter[1];
         queues.computeIfPresent(w.key, (k, q) -> {
             q.lastRefusal = outcome;
+            Waiter yielded = q.yieldedBy;
+            if (w.reader && yielded != null) {
+                // The reader a named writer yielded to was refused (another client's preferred writer keeps readers
+                // out, say): the writer goes after all, or nobody would use the release.
+                q.yieldedBy = null;
+                if (!yielded.signalled && q.waiters.contains(yielded)) {
+                    yielded.signalled = true;
+                    passed[0] = yielded;
+                }
+            }
             return q;
         });
+        if (passed[0] != null) {
+            passed[0].wake();
+        }
     }
 
     /**
@@ -604,9 +628,17 @@ final class WaitRoom {
             }
             Waiter named = head == null || head.equals(clientId) ? null : byId(q, head);
             if (named != null) {
-                if (q.use(release, quorum) && !named.signalled) {
-                    named.signalled = true;
-                    target[0] = named;
+                if (q.use(release, quorum)) {
+                    // A writer named as the head of the writers' line that lets readers pass goes after this client's
+                    // readers that waited before it (they may get in now; the last one's release names it again).
+                    Waiter reader = named.letsReadersPass ? oldestUnsignalledReader(q) : null;
+                    Waiter next =
+                            reader != null && q.waiters.indexOf(reader) < q.waiters.indexOf(named) ? reader : named;
+                    q.yieldedBy = next == named ? null : named;
+                    if (!next.signalled) {
+                        next.signalled = true;
+                        target[0] = next;
+                    }
                 }
                 return q;
             }
@@ -619,9 +651,19 @@ final class WaitRoom {
                 // nodes' word (the nodes would refuse it: a round for nothing); with nobody behind, it does.
                 q.othersFirst = othersBehind;
             }
-            if (foreign || (release != null && !q.use(release, head == null ? enoughUnnamed : quorum))) {
-                // Another client's turn; or signalled already (by this client's release, or by enough nodes); or not
-                // yet reported by enough nodes.
+            if (foreign) {
+                // Another client's turn (its writer, for a read-write lock); a reader of this client may get in all the
+                // same, unless that writer keeps readers out (then its round is refused, as before the line).
+                Waiter reader = oldestUnsignalledReader(q);
+                if (reader != null && (release == null || q.use(release, quorum))) {
+                    reader.signalled = true;
+                    target[0] = reader;
+                }
+                return q;
+            }
+            if (release != null && !q.use(release, head == null ? enoughUnnamed : quorum)) {
+                // Signalled already (by this client's release, or by enough nodes), or not yet reported by enough
+                // nodes.
                 return q;
             }
             target[0] = oldestUnsignalled(q);
@@ -636,6 +678,7 @@ final class WaitRoom {
     void wakeReaders(String key) {
         List<Waiter> readers = new ArrayList<>();
         queues.computeIfPresent(key, (k, q) -> {
+            q.yieldedBy = null; // the reader a named writer yielded to got in: the last reader's release names it again
             for (Waiter w : q.waiters) {
                 if (w.reader && !w.signalled) {
                     w.signalled = true;
@@ -768,6 +811,16 @@ final class WaitRoom {
             return q;
         });
         return place[0];
+    }
+
+    /** The oldest reader holding no signal, or null (it is not signalled here). */
+    private static Waiter oldestUnsignalledReader(Queue q) {
+        for (Waiter w : q.waiters) {
+            if (w.reader && !w.signalled) {
+                return w;
+            }
+        }
+        return null;
     }
 
     /** Marks and returns the oldest waiter holding no signal; null if every waiter already holds one. */

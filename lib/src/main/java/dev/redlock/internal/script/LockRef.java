@@ -42,16 +42,26 @@ public record LockRef(String name, String key, QuorumPolicy policy, boolean fenc
      * @param waiter {@link Kind#FAIR}, {@link Kind#WRITE}, {@link Kind#PLAIN} with a hand-over queue: the
      *     acquisition's waiter id, the same for all its rounds and kept by its lease ("" before {@link #begin}); "-"
      *     otherwise, and for a single attempt, which takes no place
-     * @param order {@link Kind#FAIR}, {@link Kind#PLAIN} with a hand-over queue: the acquisition's place in the queue
-     *     (microseconds of the client's wall clock when it began; ties go by waiter id)
+     * @param order {@link Kind#FAIR}, {@link Kind#PLAIN} with a hand-over queue, {@link Kind#WRITE}: the acquisition's
+     *     place in the queue, or in the writers' line (microseconds of the client's wall clock when it began; ties go by waiter id)
      * @param writerToken {@link Kind#READ}: the token of the write lease the acquiring thread holds, which lets its
      *     reader in; "-" if none
+     * @param lineMillis {@link Kind#WRITE}, {@link Kind#READ}: how long a waiting writer's place in the writers' line
+     *     lasts without a new attempt (see {@code acquire.lua}, kind 'w'; a release names the line's head, so that
+     *     one writer is woken across all clients); 0 without a line (no notifications). A writer's single attempt
+     *     keeps it but has order 0: it takes no place, and its lease's release still names the line's head
      */
     public record Shape(
-            Kind kind, List<String> resources, long windowMillis, String waiter, long order, String writerToken) {
+            Kind kind,
+            List<String> resources,
+            long windowMillis,
+            String waiter,
+            long order,
+            String writerToken,
+            long lineMillis) {
 
         /** A plain lock's shape. */
-        public static final Shape PLAIN = new Shape(Kind.PLAIN, List.of(), 0, "-", 0, "-");
+        public static final Shape PLAIN = new Shape(Kind.PLAIN, List.of(), 0, "-", 0, "-", 0);
 
         public Shape {
             resources = List.copyOf(resources);
@@ -71,7 +81,7 @@ public record LockRef(String name, String key, QuorumPolicy policy, boolean fenc
      * names: waiters listen for the release of the lock key).
      */
     public static LockRef multi(String name, List<String> keys, QuorumPolicy policy) {
-        return new LockRef(name, keys.get(0), policy, false, new Shape(Kind.MULTI, keys, 0, "-", 0, "-"));
+        return new LockRef(name, keys.get(0), policy, false, new Shape(Kind.MULTI, keys, 0, "-", 0, "-", 0));
     }
 
     /** A read-write lock's reader or writer; {@code windowMillis} > 0 makes waiting writers keep new readers out. */
@@ -87,12 +97,67 @@ public record LockRef(String name, String key, QuorumPolicy policy, boolean fenc
                         writer ? windowMillis : 0,
                         writer ? "" : "-",
                         0,
-                        "-"));
+                        "-",
+                        0));
+    }
+
+    /**
+     * This read-write lock's reader or writer with a writers' line whose places last {@code lineMillis} between a
+     * writer's attempts (see {@link Shape#lineMillis()}); 0 for none. Other kinds are returned unchanged.
+     */
+    public LockRef lined(long lineMillis) {
+        if (shape.kind() != Kind.READ && shape.kind() != Kind.WRITE) {
+            return this;
+        }
+        return new LockRef(
+                name,
+                key,
+                policy,
+                fenced,
+                new Shape(
+                        shape.kind(),
+                        shape.resources(),
+                        shape.windowMillis(),
+                        shape.waiter(),
+                        shape.order(),
+                        shape.writerToken(),
+                        Math.max(0, lineMillis)));
+    }
+
+    /** Whether this is a writer of a lock with a writers' line (see {@link Shape#lineMillis()}). */
+    public boolean lined() {
+        return shape.kind() == Kind.WRITE && shape.lineMillis() > 0;
+    }
+
+    /**
+     * Whether this writer's acquisition takes a place in the writers' line when refused: one that waits (a single
+     * attempt has order 0; nobody would wake it, but its lease's release still names the line's head).
+     */
+    private boolean linePlace() {
+        return lined() && shape.order() != 0;
+    }
+
+    /** A writer's keys: the readers, the waiting writers, and with {@code line}, the writers' line. */
+    private List<String> writerKeys(boolean line) {
+        return line
+                ? List.of(readersKey(), key + ":wq", key + ":wl", key + ":wle")
+                : List.of(readersKey(), key + ":wq");
+    }
+
+    /**
+     * How long a place of this acquisition on the nodes lasts without a new attempt (ms): its queue's window, or for
+     * a writer the shorter of its entry's and its line place's.
+     */
+    public long placeMillis() {
+        if (shape.kind() != Kind.WRITE || shape.lineMillis() == 0) {
+            return shape.windowMillis();
+        }
+        return shape.windowMillis() == 0 ? shape.lineMillis() : Math.min(shape.windowMillis(), shape.lineMillis());
     }
 
     /** A fair lock whose waiters keep their place for {@code windowMillis} between attempts. */
     public static LockRef fair(String name, String key, QuorumPolicy policy, long windowMillis) {
-        return new LockRef(name, key, policy, false, new Shape(Kind.FAIR, List.of(), windowMillis, "", 0, "-"));
+        return new LockRef(name, key, policy, false, new Shape(Kind.FAIR, List.of(), windowMillis, "", 0, "-", 0));
     }
 
     public Kind kind() {
@@ -158,7 +223,11 @@ public record LockRef(String name, String key, QuorumPolicy policy, boolean fenc
     /** This lock with a plain shape of these words (see {@link Shape}). */
     private LockRef withPlainShape(long windowMillis, String waiter, long order, String writerToken) {
         return new LockRef(
-                name, key, policy, fenced, new Shape(Kind.PLAIN, List.of(), windowMillis, waiter, order, writerToken));
+                name,
+                key,
+                policy,
+                fenced,
+                new Shape(Kind.PLAIN, List.of(), windowMillis, waiter, order, writerToken, 0));
     }
 
     /** Whether this is a plain lock with a hand-over queue. */
@@ -175,14 +244,14 @@ public record LockRef(String name, String key, QuorumPolicy policy, boolean fenc
     /** Whether the kind keeps a waiter's entry on the nodes between rounds, to be removed when it gives up. */
     public boolean queues() {
         return shape.kind() == Kind.FAIR
-                || (shape.kind() == Kind.WRITE && shape.windowMillis() > 0)
+                || (shape.kind() == Kind.WRITE && (shape.windowMillis() > 0 || linePlace()))
                 || (handsOver() && !shape.waiter().equals("-"));
     }
 
     /**
      * This lock for one acquisition: a fair lock, a writer or a plain lock with a hand-over queue gets its waiter id
-     * ("-" for a plain lock's single attempt, which takes no place), and a fair or plain one its place (taken from
-     * {@code orderMicros}); other kinds are returned unchanged.
+     * ("-" for a plain lock's single attempt, which takes no place) and its place (taken from {@code orderMicros});
+     * other kinds are returned unchanged.
      */
     public LockRef begin(String waiter, long orderMicros) {
         if (shape.kind() != Kind.FAIR && shape.kind() != Kind.WRITE && !handsOver()) {
@@ -198,8 +267,9 @@ public record LockRef(String name, String key, QuorumPolicy policy, boolean fenc
                         shape.resources(),
                         shape.windowMillis(),
                         waiter,
-                        shape.kind() == Kind.WRITE ? 0 : orderMicros,
-                        shape.writerToken()));
+                        orderMicros,
+                        shape.writerToken(),
+                        shape.lineMillis()));
     }
 
     /** A reader that the write lease {@code token} (held by the same thread) lets in. */
@@ -209,7 +279,14 @@ public record LockRef(String name, String key, QuorumPolicy policy, boolean fenc
                 key,
                 policy,
                 fenced,
-                new Shape(shape.kind(), shape.resources(), shape.windowMillis(), shape.waiter(), shape.order(), token));
+                new Shape(
+                        shape.kind(),
+                        shape.resources(),
+                        shape.windowMillis(),
+                        shape.waiter(),
+                        shape.order(),
+                        token,
+                        shape.lineMillis()));
     }
 
     /** The kind's keys on a node, for an acquire (see {@code acquire.lua}). */
@@ -218,8 +295,9 @@ public record LockRef(String name, String key, QuorumPolicy policy, boolean fenc
             case MULTI:
                 return shape.resources().subList(1, shape.resources().size());
             case READ:
-            case WRITE:
                 return List.of(readersKey(), key + ":wq");
+            case WRITE:
+                return writerKeys(linePlace());
             case FAIR:
                 return queueKeys();
             default:
@@ -255,7 +333,8 @@ public record LockRef(String name, String key, QuorumPolicy policy, boolean fenc
             case READ:
                 return flag + " r " + shape.writerToken();
             case WRITE:
-                return flag + " w " + shape.waiter() + " " + shape.windowMillis();
+                return flag + " w " + shape.waiter() + " " + shape.windowMillis()
+                        + (linePlace() ? " " + shape.order() + " " + shape.lineMillis() : "");
             case FAIR:
                 return flag + " f " + shape.order() + " " + shape.waiter() + " " + shape.windowMillis();
             default:
@@ -275,9 +354,13 @@ public record LockRef(String name, String key, QuorumPolicy policy, boolean fenc
             case MULTI:
                 return acquireKeys();
             case READ:
-                return List.of(readersKey());
+                // With a writers' line, the last reader's release names its head.
+                return shape.lineMillis() > 0
+                        ? List.of(readersKey(), key + ":wl", key + ":wle")
+                        : List.of(readersKey());
             case WRITE:
-                return leaving && queues() ? acquireKeys() : List.of();
+                // A lease's release names the head of the writers' line, even a single attempt's.
+                return leaving && (queues() || lined()) ? writerKeys(lined()) : List.of();
             case FAIR:
                 return queueKeys();
             default:
@@ -291,10 +374,12 @@ public record LockRef(String name, String key, QuorumPolicy policy, boolean fenc
             case MULTI:
                 return "m " + acquireKeys().size();
             case READ:
-                return "r 1";
+                return "r " + releaseKeys(leaving).size();
             case WRITE:
                 // A failed round's release is silent: waiters in every client would race for what it gives back.
-                return leaving && queues() ? "w 2 " + shape.waiter() : leaving ? null : "s 0";
+                return leaving && (queues() || lined())
+                        ? "w " + releaseKeys(true).size() + " " + shape.waiter()
+                        : leaving ? null : "s 0";
             case FAIR:
                 return "f 3 " + (leaving ? shape.waiter() : "-");
             default:

@@ -448,6 +448,44 @@ class WaitRoomTest {
         assertEquals(List.of("named"), woken);
     }
 
+    /**
+     * A release naming another client's writer (the head of the writers' line) wakes no writer here, whose round the
+     * named one would race, but this client's oldest reader: no writer holds the lock, so a reader may get in.
+     */
+    @Test
+    void aReleaseNamingAnotherClientsWriterWakesAReaderHereButNoWriter() {
+        room.joinAsyncAt("k", () -> woken.add("writer"), 10, "aaaaaaaaaaaaaaaa0000000000000000", true);
+        room.joinAsync("k", () -> woken.add("reader"), true);
+        room.joinAsync("k", () -> woken.add("second reader"), true);
+        room.released("k", "t1 bbbbbbbbbbbbbbbb");
+        room.released("k", "t1 bbbbbbbbbbbbbbbb"); // another node
+        assertEquals(List.of("reader"), woken);
+        room.released("k", "t2 aaaaaaaaaaaaaaaa"); // the writer of this client is next
+        assertEquals(List.of("reader", "writer"), woken);
+    }
+
+    /**
+     * A release naming this client's writer, which lets readers pass, wakes this client's reader that waited before it
+     * instead: that reader may get in now, and the last reader's release names the writer again. A preferred writer,
+     * which keeps readers out, goes itself; so does the named writer if the reader it yielded to is refused. Seen
+     * failing before: the nodes' reports came before the client's own wake at its release, woke the named writer,
+     * which took the lock ahead of the older reader.
+     */
+    @Test
+    void aReleaseNamingThisClientsWriterWakesAReaderThatWaitedBeforeIt() {
+        WaitRoom.Waiter reader = room.joinAsync("k", () -> woken.add("reader"), true);
+        room.joinAsyncAt("k", () -> woken.add("writer"), 10, "aaaaaaaaaaaaaaaa0000000000000000", true);
+        room.released("k", "t1 aaaaaaaaaaaaaaaa");
+        assertEquals(List.of("reader"), woken);
+        room.refused(reader, null); // another client's preferred writer keeps readers out: the named writer goes
+        assertEquals(List.of("reader", "writer"), woken);
+        woken.clear();
+        room.joinAsync("p", () -> woken.add("reader of p"), true);
+        room.joinAsyncAt("p", () -> woken.add("preferred writer of p"), 10, "bbbbbbbbbbbbbbbb0000000000000000", false);
+        room.released("p", "t2 bbbbbbbbbbbbbbbb");
+        assertEquals(List.of("preferred writer of p"), woken);
+    }
+
     @Test
     void theNextPlaceIsTheOldestWaitersOtherThanTheOneLeaving() {
         WaitRoom.Waiter first = room.joinAsyncAt("k", () -> {}, 10, null);
