@@ -645,10 +645,12 @@ final class WaitRoom {
             boolean foreign = head != null && !head.equals(clientId);
             if (foreign) {
                 q.othersFirst = true;
-            } else {
+            } else if (!here) {
                 // This client is the head, or nobody queues. With other clients' places behind it, their waiters are
                 // usually first after its next release, so that release does not wake its own waiter ahead of the
-                // nodes' word (the nodes would refuse it: a round for nothing); with nobody behind, it does.
+                // nodes' word (the nodes would refuse it: a round for nothing; or, in a writers' line, grant it ahead
+                // of the head they named); with nobody behind, it does. (This client's own wake-up says nothing
+                // about who else queues.)
                 q.othersFirst = othersBehind;
             }
             if (foreign) {

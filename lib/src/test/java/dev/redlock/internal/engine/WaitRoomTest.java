@@ -100,6 +100,24 @@ class WaitRoomTest {
         assertTrue(room.wakesOwnAtRelease("k"), "nobody queues");
     }
 
+    /**
+     * This client's own wake-up (a waiter of its own left the nodes' queue, say) says nothing about who else queues:
+     * it does not make the client's next release wake its own waiter ahead of the nodes' word. Seen failing before: it
+     * did, and a writer of this client with a place in the writers' line took the lock back ahead of the head the
+     * release named.
+     */
+    @Test
+    void thisClientsOwnWakeDoesNotForgetThatAnotherClientQueues() {
+        join("k", "a");
+        join("k", "b");
+        room.released("k", "t1 0123456789abcdef"); // another client's turn
+        assertFalse(room.wakesOwnAtRelease("k"));
+        room.releasedHere("k", null); // a waiter of this client left its place
+        assertFalse(room.wakesOwnAtRelease("k"), "another client still queues");
+        room.released("k", "t2"); // a release naming nobody: nobody queues now
+        assertTrue(room.wakesOwnAtRelease("k"));
+    }
+
     @Test
     void anotherClientsReleaseNamingThisOneWithNobodyBehindLetsItsNextReleaseWakeItsOwnWaiter() {
         // One client left contending: its waiters hand over among themselves in one round trip, not through the nodes.
