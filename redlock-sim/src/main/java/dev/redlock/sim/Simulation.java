@@ -665,23 +665,26 @@ public final class Simulation {
         // With notifications, as a client's read-write lock is: waiting writers stand in a line, whose head a release
         // names.
         long line = config.notifications() ? HAND_OVER_WINDOW_MS : 0;
-        Slot reader = new Slot(
-                LockRef.readWrite("rw", rwKey, QuorumPolicy.MAJORITY, false, 0).lined(line), Role.READ);
-        Slot writer = new Slot(
-                LockRef.readWrite("rw", rwKey, QuorumPolicy.MAJORITY, true, 0)
-                        .lined(line)
-                        .withFencing(fencedWriters),
-                Role.WRITE);
-        Slot preferred = new Slot(
-                LockRef.readWrite("rw", rwKey, QuorumPolicy.MAJORITY, true, QUEUE_WINDOW_MS)
-                        .lined(line)
-                        .withFencing(fencedWriters),
-                Role.WRITE);
+        Slot reader = readWriteSlot(rwKey, false, 0, line, false);
+        Slot writer = readWriteSlot(rwKey, true, 0, line, fencedWriters);
+        Slot preferred = readWriteSlot(rwKey, true, QUEUE_WINDOW_MS, line, fencedWriters);
         Slot m1 = multi("a", mName);
         Slot m2 = multi(mName, nName);
         Slot m3 = multi("a", bName, nName);
         slots.addAll(List.of(a, b, c, fair, fair, reader, reader, reader, writer, preferred, m1, m2, m3));
         probes.addAll(List.of(a, b, c, fair, reader, writer, preferred, m1, m2, m3));
+    }
+
+    /**
+     * Read-write lock "rw"'s reader or writer: {@code window} > 0 prefers writers, {@code line} > 0 lines them up (as
+     * with notifications), {@code fenced} fences a writer.
+     */
+    private static Slot readWriteSlot(String key, boolean writer, long window, long line, boolean fenced) {
+        return new Slot(
+                LockRef.readWrite("rw", key, QuorumPolicy.MAJORITY, writer, window)
+                        .lined(line)
+                        .withFencing(fenced),
+                writer ? Role.WRITE : Role.READ);
     }
 
     /**
@@ -707,15 +710,8 @@ public final class Simulation {
         } else {
             String rwKey = LockRef.keyOf(PREFIX, "rw");
             long line = config.notifications() ? HAND_OVER_WINDOW_MS : 0;
-            Slot writer = new Slot(
-                    LockRef.readWrite("rw", rwKey, QuorumPolicy.MAJORITY, true, 0)
-                            .lined(line)
-                            .withFencing(fenced),
-                    Role.WRITE);
-            Slot reader = new Slot(
-                    LockRef.readWrite("rw", rwKey, QuorumPolicy.MAJORITY, false, 0)
-                            .lined(line),
-                    Role.READ);
+            Slot writer = readWriteSlot(rwKey, true, 0, line, fenced);
+            Slot reader = readWriteSlot(rwKey, false, 0, line, false);
             slots.addAll(List.of(writer, writer, writer, reader));
             probes.addAll(List.of(writer, reader));
             return;

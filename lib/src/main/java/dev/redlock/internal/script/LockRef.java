@@ -109,19 +109,18 @@ public record LockRef(String name, String key, QuorumPolicy policy, boolean fenc
         if (shape.kind() != Kind.READ && shape.kind() != Kind.WRITE) {
             return this;
         }
+        return reshaped(shape.waiter(), shape.order(), shape.writerToken(), Math.max(0, lineMillis));
+    }
+
+    /** This lock with the same kind, resources and window, and these words (see {@link Shape}). */
+    private LockRef reshaped(String waiter, long order, String writerToken, long lineMillis) {
         return new LockRef(
                 name,
                 key,
                 policy,
                 fenced,
                 new Shape(
-                        shape.kind(),
-                        shape.resources(),
-                        shape.windowMillis(),
-                        shape.waiter(),
-                        shape.order(),
-                        shape.writerToken(),
-                        Math.max(0, lineMillis)));
+                        shape.kind(), shape.resources(), shape.windowMillis(), waiter, order, writerToken, lineMillis));
     }
 
     /** Whether this is a writer of a lock with a writers' line (see {@link Shape#lineMillis()}). */
@@ -257,36 +256,12 @@ public record LockRef(String name, String key, QuorumPolicy policy, boolean fenc
         if (shape.kind() != Kind.FAIR && shape.kind() != Kind.WRITE && !handsOver()) {
             return this;
         }
-        return new LockRef(
-                name,
-                key,
-                policy,
-                fenced,
-                new Shape(
-                        shape.kind(),
-                        shape.resources(),
-                        shape.windowMillis(),
-                        waiter,
-                        orderMicros,
-                        shape.writerToken(),
-                        shape.lineMillis()));
+        return reshaped(waiter, orderMicros, shape.writerToken(), shape.lineMillis());
     }
 
     /** A reader that the write lease {@code token} (held by the same thread) lets in. */
     public LockRef withWriterToken(String token) {
-        return new LockRef(
-                name,
-                key,
-                policy,
-                fenced,
-                new Shape(
-                        shape.kind(),
-                        shape.resources(),
-                        shape.windowMillis(),
-                        shape.waiter(),
-                        shape.order(),
-                        token,
-                        shape.lineMillis()));
+        return reshaped(shape.waiter(), shape.order(), token, shape.lineMillis());
     }
 
     /** The kind's keys on a node, for an acquire (see {@code acquire.lua}). */
