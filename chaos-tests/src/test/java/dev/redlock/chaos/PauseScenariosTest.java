@@ -61,10 +61,11 @@ class PauseScenariosTest extends ChaosTestBase {
             assertTrue(run.allValid(), () -> run.results().toString());
             assertNotificationsInUse(cluster, (victim + 1) % 5);
             // No round waits for the stalled node longer than the per-node timeout (plus scheduling slack on a
-            // busy machine): a round either decides without it or gives up on it.
+            // busy machine, where a timer or a reply can run late by a GC pause): a round either decides without it
+            // or gives up on it. Waiting for the node would show as the pause's seconds.
             Duration maxRound = Duration.ofNanos(run.result().maxRoundNanos());
             System.out.println("[chaos] " + name + ": longest round " + maxRound.toMillis() + " ms");
-            assertTrue(maxRound.compareTo(PER_NODE_TIMEOUT.plusMillis(150)) < 0, "longest round " + maxRound);
+            assertTrue(maxRound.compareTo(PER_NODE_TIMEOUT.plusMillis(400)) < 0, "longest round " + maxRound);
             assertEquals(0, run.result().staleReplies());
             assertNoLeftovers(cluster, settings.leaseTime());
         }

@@ -157,15 +157,17 @@ class LeaderElectionTest {
         staysSoleLeader(leader, Duration.ofMillis(500));
 
         long forced;
+        long forcedDone;
         try (RedlockClient admin = TestNodes.client(REDIS.uris())) {
             forced = System.nanoTime();
             admin.forceUnlock(ROLE);
+            forcedDone = System.nanoTime(); // up to two per-node timeouts later on a loaded machine
         }
         long revoked = await().atMost(Duration.ofSeconds(3))
                 .pollInterval(Duration.ofMillis(10))
                 .until(() -> history.first(leader, false, forced), OptionalLong::isPresent)
                 .getAsLong();
-        assertThat(Duration.ofNanos(revoked - forced))
+        assertThat(Duration.ofNanos(revoked - forcedDone))
                 .as("the old leader learns it at its next heartbeat")
                 .isLessThan(Duration.ofMillis(HEART_BEAT_MILLIS)
                         .plus(PER_NODE_TIMEOUT)
