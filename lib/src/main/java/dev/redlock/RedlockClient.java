@@ -259,7 +259,11 @@ public final class RedlockClient implements AutoCloseable {
      * Returns a fair lock: a RedLock granted in the order its acquisitions began. Every acquisition takes a place in a
      * queue on each node, kept through all its rounds, and a node grants the lock only to the first place of its
      * queue; the place is the time the acquisition began on this client's {@link RedlockConfig#wallClock() wall
-     * clock}, ties broken by a random waiter id, so every node orders the same waiters the same way.
+     * clock}, ties broken by a random waiter id, so every node orders the same waiters the same way. An acquisition
+     * that begins while an older one of this client stands in the queue for the same lock runs no round to take its
+     * place: this client's next message for the lock (a waiter's round, a lease's release or a waiter's leave) takes
+     * it, at its own order, and the older waiter's place stands until then. So a client's threads that take turns
+     * with the lock need one round per acquisition, not two.
      *
      * <p>The guarantee: while waiter A keeps trying (its place never expires) and its place is on a majority of
      * nodes, no waiter with a later place is granted the lock: any majority that could grant the later one includes

@@ -35,6 +35,18 @@ class FairLockTest extends RedisBackedTest {
         }
     }
 
+    /** Whether every node's queue holds a place from {@code micros} on (of the wall clock) or later. */
+    private static boolean everyQueueHasAPlaceFrom(String key, long micros) {
+        for (int i = 0; i < 5; i++) {
+            try (Jedis j = node(i).client()) {
+                if (j.zcount(key + ":q", micros, Double.POSITIVE_INFINITY) == 0) {
+                    return false;
+                }
+            }
+        }
+        return true;
+    }
+
     /** Whether every node's queue holds exactly {@code n} places. */
     private static boolean everyQueueHas(String key, long n) {
         for (int i = 0; i < 5; i++) {
@@ -105,24 +117,107 @@ class FairLockTest extends RedisBackedTest {
         for (int k = 0; k < n; k++) {
             int id = k;
             QuorumLock lock = clients.get(k % clients.size()).fairLock(name);
-            waiters.add(CompletableFuture.runAsync(
-                    () -> {
-                        try {
-                            assertTrue(lock.tryLock(60, TimeUnit.SECONDS));
-                            granted.add(id);
-                            lock.unlock();
-                        } catch (InterruptedException e) {
-                            throw new IllegalStateException(e);
-                        }
-                    },
-                    threads()));
-            // The holder's place and each waiter's so far: the next one begins only after this one queued.
-            long expected = k + 2;
-            await().atMost(Duration.ofSeconds(5)).until(() -> everyQueueHas(key, expected));
+            // The next one begins only after this one began (its thread waits in its acquisition).
+            waiters.add(waiting(() -> {
+                assertTrue(lock.tryLock(60, TimeUnit.SECONDS));
+                granted.add(id);
+                lock.unlock();
+            }));
+            if (k < clients.size()) {
+                // The first waiter of each client takes its place with a round of its own; the later ones of a
+                // client wait behind it, and the client's next message to the nodes takes their places.
+                long expected = k + 2;
+                await().atMost(Duration.ofSeconds(5)).until(() -> everyQueueHas(key, expected));
+            }
         }
         holder.release();
         CompletableFuture.allOf(waiters.toArray(CompletableFuture[]::new)).get(60, TimeUnit.SECONDS);
         assertEquals(List.of(0, 1, 2, 3, 4, 5, 6, 7), granted);
+        await().atMost(Duration.ofSeconds(5)).until(() -> everyQueueHas(key, 0));
+    }
+
+    /** What a waiting thread runs: a fair acquisition, and what it does with the lock. */
+    private interface Body {
+        void run() throws Exception;
+    }
+
+    /**
+     * Runs {@code body} on a thread of its own, and returns once that thread waits (an acquisition blocks it, so it
+     * has begun, and its place in the order is taken).
+     */
+    private CompletableFuture<Void> waiting(Body body) {
+        java.util.concurrent.atomic.AtomicReference<Thread> thread =
+                new java.util.concurrent.atomic.AtomicReference<>();
+        CompletableFuture<Void> done = CompletableFuture.runAsync(
+                () -> {
+                    thread.set(Thread.currentThread());
+                    try {
+                        body.run();
+                    } catch (Exception e) {
+                        throw new IllegalStateException(e);
+                    }
+                },
+                threads());
+        await().atMost(Duration.ofSeconds(5)).until(() -> {
+            Thread t = thread.get();
+            return done.isDone()
+                    || (t != null
+                            && (t.getState() == Thread.State.WAITING || t.getState() == Thread.State.TIMED_WAITING));
+        });
+        return done;
+    }
+
+    /**
+     * A waiter that begins behind a waiter of its own client standing in the queue runs no round to queue: the
+     * client's next message to the nodes takes its place, at its order. So its acquisition needs one round (the one
+     * that wins), and a waiter of another client that began after it still comes after it. Seen failing on the code
+     * before: the second waiter took its place with a round of its own (two rounds); and with its round left out but
+     * its place not taken by the client's next message, the other client's waiter went before it.
+     */
+    @Test
+    void aWaiterBehindItsOwnClientsWaiterQueuesWithoutARoundOfItsOwnAndKeepsItsTurn() throws Exception {
+        String name = uniqueName("fair-carried");
+        List<Integer> rounds = Collections.synchronizedList(new ArrayList<>());
+        // A long retry delay makes the queue window long: no waiter polls during the test, so every round counted
+        // is one the acquisition needed.
+        RedlockClient mine = client(b -> b.retryDelay(Duration.ofSeconds(10)).listener(new RedlockListener() {
+            @Override
+            public void acquisitionEnded(LockKind kind, AcquireResult result, Duration elapsed) {
+                if (result.acquired()) {
+                    rounds.add(result.rounds());
+                }
+            }
+        }));
+        RedlockClient other = client();
+        Lease holder = other.fairLock(name).tryAcquire(Duration.ZERO, LEASE).orElseThrow();
+        String key = holder.key();
+        List<String> granted = Collections.synchronizedList(new ArrayList<>());
+        List<CompletableFuture<Void>> waiters = new ArrayList<>();
+        long otherBegins = 0;
+        for (String who : List.of("first of mine", "second of mine", "other")) {
+            QuorumLock lock = (who.equals("other") ? other : mine).fairLock(name);
+            if (who.equals("other")) {
+                otherBegins = java.time.Instant.now().toEpochMilli() * 1_000; // a place is the wall clock, in µs
+            }
+            waiters.add(waiting(() -> {
+                assertTrue(lock.tryLock(60, TimeUnit.SECONDS));
+                granted.add(who);
+                lock.unlock();
+            }));
+            if (who.equals("first of mine")) {
+                await().atMost(Duration.ofSeconds(5)).until(() -> everyQueueHas(key, 2)); // and the holder's
+            }
+        }
+        // The other client's waiter stands in every node's queue (the latest place) before the lock is released.
+        long later = otherBegins;
+        await().atMost(Duration.ofSeconds(5)).until(() -> everyQueueHasAPlaceFrom(key, later));
+        holder.release();
+        CompletableFuture.allOf(waiters.toArray(CompletableFuture[]::new)).get(30, TimeUnit.SECONDS);
+        assertEquals(List.of("first of mine", "second of mine", "other"), granted);
+        // The first one's rounds: its place, the check that follows its client's first subscriptions, its turn.
+        assertEquals(2, rounds.size(), rounds::toString);
+        assertEquals(
+                1, rounds.get(1), () -> "rounds of my two acquisitions, in the order they got the lock: " + rounds);
         await().atMost(Duration.ofSeconds(5)).until(() -> everyQueueHas(key, 0));
     }
 

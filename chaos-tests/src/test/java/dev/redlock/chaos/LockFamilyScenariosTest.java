@@ -62,10 +62,10 @@ class LockFamilyScenariosTest extends ChaosTestBase {
     private static final Duration TOLERANCE = Duration.ofMillis(5);
 
     /**
-     * How long after its start a fair acquisition's first round has surely put its place on the nodes. A waiter
-     * behind others of its client first sleeps up to one retry delay (10 ms, jitter 0.5) for itself and one for each
-     * waiter ahead (at most one here), then its round takes at most the per-node timeout (100 ms); the rest is
-     * scheduling slack on a busy two-core machine.
+     * How long after its start a fair acquisition's first round has surely put its place on the nodes: at most the
+     * per-node timeout (100 ms), and scheduling slack on a busy two-core machine. A waiter that begins behind an older
+     * one of its client standing in the queue runs no round to queue: that waiter's place covers it from its start,
+     * and stands until the client's next message puts this one's place in, so it is judged from the same moment.
      */
     private static final Duration FIRST_ROUND = Duration.ofMillis(260);
 

@@ -58,6 +58,9 @@
 --                expiry passed are dropped first: a waiter that died loses its place. Granted, the place stays as long
 --                as the key, so a round that fails keeps it, and a holder that dies leaves with its key; the lease's
 --                release (or giving up, or a forced unlock, which finds it through the holder's place) drops it.
+--                More words, in pairs <order> <id>: places the client carries for its newer waiters, which began
+--                behind one of its own that stands in the queue and run no round of their own to take a place; each
+--                is taken as its own round would take it (NX), before the head is looked at.
 --   'q'          a plain lock's waiter in the hand-over queue: the same keys and words as 'f', but the place is the
 --                client's (its id for the waiter's), at the order of its oldest waiter (the release of a lease moves
 --                it to the next one's, see release.lua), and it is taken only when refused (a free lock with nobody
@@ -223,6 +226,9 @@ elseif kind == 'f' then
   dropExpired(queue, expiry, now)
   if not released then
     takePlace(queue, expiry, spec[3], spec[4], window, now, 'NX')
+  end
+  for i = 6, #spec - 1, 2 do
+    takePlace(queue, expiry, spec[i], spec[i + 1], window, now, 'NX')
   end
   local head = redis.call('ZRANGE', queue, 0, 0)[1]
   if free and head == spec[4] and redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then

@@ -20,7 +20,10 @@
 --                         whose head the release names
 --            's 0'        a writer's failed round, given back while it waits on: as plain, but silent (see below)
 --            'f 3 <id>'   a fair lock's waiter that leaves: as plain, and waiter <id> leaves the queue (kind keys
---                         {queue, queue expiry, holder's place}); '-' for a release that keeps the place
+--                         {queue, queue expiry, holder's place}); '-' for a release that keeps the place.
+--                         'f 3 <id> <window> <order> <id2> ...': first, the places its client carries for newer
+--                         waiters that took none yet (pairs <order> <id>, each lasting <window> ms), as in
+--                         acquire.lua, so that no later waiter of another client gets ahead of them as <id> goes
 --            'q 3 <id> <next> <window>'
 --                         a plain lock with a hand-over queue (same keys as 'f'): <id> is the client's place, which
 --                         moves to order <next> (its next waiter's) for <window> ms, or leaves if <next> is '-'; a
@@ -136,6 +139,21 @@ local queue = (queued or line) and redis.call('EXISTS', placesExpiry) == 1
 -- The releasing client moves its place to its next waiter's order: it has waiters, and wants to know who is next.
 local waits = kind == 'q' and spec[3] ~= '-' and tonumber(spec[4] or '') ~= nil
 local left = 0
+if kind == 'f' and spec[3] ~= '-' and spec[5] then
+  -- The places a fair waiter's client carries for its newer waiters (see above), taken before its own goes.
+  local t = redis.call('TIME')
+  local now = t[1] * 1000 + math.floor(t[2] / 1000)
+  local lasts = string.format('%.0f', now + tonumber(spec[4]))
+  for i = 5, #spec - 1, 2 do
+    redis.call('ZADD', places, 'NX', spec[i], spec[i + 1])
+    redis.call('ZADD', placesExpiry, lasts, spec[i + 1])
+  end
+  local top = redis.call('ZRANGE', placesExpiry, -1, -1, 'WITHSCORES')
+  local keep = string.format('%.0f', tonumber(top[2]) - now)
+  redis.call('PEXPIRE', places, keep)
+  redis.call('PEXPIRE', placesExpiry, keep)
+  queue = true
+end
 if kind == 'w' then
   left = redis.call('ZREM', KEYS[3], spec[3])
   if queue and redis.call('ZREM', places, spec[3]) == 1 then

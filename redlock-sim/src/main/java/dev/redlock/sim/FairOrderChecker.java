@@ -31,6 +31,11 @@ import java.util.Map;
  * wall clock reading, and a waiter whose place reached too few nodes (cut off, nodes down, a loss since) may be
  * overtaken, as the library documents.
  *
+ * <p>A place a client's message carried for a newer waiter of its own (a waiter's round, a lease's release or a leave
+ * that takes the places of the client's waiters that ran no round to queue) counts as an attempt of that waiter the
+ * node refused. Before its place is carried, such a waiter stands behind an older one of its client, whose place the
+ * check sees; that the client carries it before that place goes is checked by the library's own tests, not here.
+ *
  * <p>The summary also counts the grants that overtook a waiter only because a granted attempt had shortened its
  * place to its TTL: with every place lasting the queue window after each attempt, as {@code RedlockClient.fairLock}
  * describes it, the waiter would have stood on a quorum. Those are not violations of what the scripts do; they show

@@ -791,7 +791,7 @@ public final class Simulation {
             return;
         }
         String[] spec = argv.get(2).split(" ");
-        if (script.equals("acquire.lua") && spec.length == 5 && spec[1].equals("f")) {
+        if (script.equals("acquire.lua") && spec.length >= 5 && spec[1].equals("f")) {
             Object first = reply instanceof List ? ((List<?>) reply).get(0) : reply;
             placements.add(new FairOrderChecker.Placement(
                     client,
@@ -800,8 +800,20 @@ public final class Simulation {
                     spec[3],
                     world.now(),
                     Long.valueOf(1).equals(first)));
-        } else if (script.equals("release.lua") && spec.length == 3 && spec[0].equals("f")) {
+            carried(client, node, spec, 5);
+        } else if (script.equals("release.lua") && spec.length >= 3 && spec[0].equals("f")) {
+            if (spec.length > 3 && !spec[2].equals("-")) {
+                carried(client, node, spec, 4); // taken before the leaver's place goes
+            }
             leaves.add(new FairOrderChecker.Leave(node, spec[2], world.now()));
+        }
+    }
+
+    /** The places a fair message carried for newer waiters of its client: words {@code <order> <id>} from {@code at}. */
+    private void carried(int client, int node, String[] spec, int at) {
+        for (int i = at; i + 1 < spec.length; i += 2) {
+            placements.add(new FairOrderChecker.Placement(
+                    client, node, Long.parseLong(spec[i]), spec[i + 1], world.now(), false));
         }
     }
 

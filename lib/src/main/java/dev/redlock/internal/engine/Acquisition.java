@@ -323,7 +323,9 @@ final class Acquisition implements Round.Listener {
             failClosed();
             return;
         }
-        engine.acquireRound.submit(round, ref, token, ttlMillis, t1 + engine.perNodeTimeoutNanos);
+        // A fair waiter's round takes the places of this client's newer waiters that are still to be carried.
+        engine.acquireRound.submit(
+                round, engine.acquisitions.carrying(ref, w), token, ttlMillis, t1 + engine.perNodeTimeoutNanos);
         if (endedWithoutLease()) {
             // Cancelled while this round was submitted: its place may have reached a node after the removal the
             // cancellation sent; remove it again (removing twice is harmless).

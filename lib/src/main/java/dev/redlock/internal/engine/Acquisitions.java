@@ -11,6 +11,8 @@ import dev.redlock.RoundOutcome;
 import dev.redlock.internal.Tokens;
 import dev.redlock.internal.node.NodeOp;
 import dev.redlock.internal.script.LockRef;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -209,7 +211,7 @@ final class Acquisitions extends EnginePart {
             leaveHandOver(ref);
             return;
         }
-        sendLeave(ref);
+        sendLeave(carrying(ref, null));
         if (waitRoom != null) {
             // Waiters of this client that its place (or a writer's entry) held back may get in now. After the leave
             // was queued: each node's connection then runs it before the round this wakes.
@@ -264,6 +266,28 @@ final class Acquisitions extends EnginePart {
                         sendHandOverLeave(ref);
                     }
                 });
+    }
+
+    /**
+     * {@code ref} for a message of this client's that is about to go to the nodes (a fair waiter's round, its
+     * lease's release or its leave), carrying the places of the client's fair waiters that are still to be carried
+     * (see {@link WaitRoom#joinFair}); {@code self} is the waiter whose round it is, if it is one. Other kinds are
+     * returned unchanged.
+     */
+    LockRef carrying(LockRef ref, WaitRoom.Waiter self) {
+        if (ref.kind() != LockRef.Kind.FAIR || waitRoom == null) {
+            return ref;
+        }
+        List<WaitRoom.Waiter> newer = waitRoom.takeUncarried(ref.key(), self);
+        if (newer.isEmpty()) {
+            return ref;
+        }
+        List<String> words = new ArrayList<>(2 * newer.size());
+        for (WaitRoom.Waiter w : newer) {
+            words.add(Long.toString(WaitRoom.placeOf(w)));
+            words.add(WaitRoom.idOf(w));
+        }
+        return ref.carrying(words);
     }
 
     /** Sends {@code shape}'s leaving release, with no lease token: only the place goes (or moves). Fire-and-forget. */
@@ -365,6 +389,21 @@ final class Acquisitions extends EnginePart {
             a.sleepThenRound(firstSleep(a, delayAfterJoining(a.ref, adopted)));
         } else if (a.ref.handsOver()) {
             a.startRound(); // a place is taken only if refused
+        } else if (waitRoom != null && waitNanos > 0 && a.ref.kind() == LockRef.Kind.FAIR) {
+            // A fair waiter behind an older one of this client that stands in the nodes' queue runs no round to
+            // queue: the client's next message for the lock takes its place (see WaitRoom#joinFair), and it waits to
+            // be named. Otherwise it takes its place with its first round, at once.
+            a.joined(waitRoom.joinFair(
+                    ref.key(),
+                    a::signalled,
+                    a.ref.shape().order(),
+                    a.ref.shape().waiter(),
+                    true));
+            if (waitRoom.deferred(a.waiter)) {
+                a.sleepThenRound(firstSleep(a, delayAfterJoining(a.ref, a.waiter)));
+            } else {
+                a.startRound();
+            }
         } else if (waitRoom != null && waitNanos > 0 && a.ref.queues()) {
             // A fair waiter (or a writer: a preferred writer's entry, a place in the writers' line) takes its place on
             // the nodes with its first round at once, and in this client's queue now: both in the order acquisitions

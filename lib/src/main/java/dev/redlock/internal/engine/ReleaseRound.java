@@ -266,9 +266,12 @@ final class ReleaseRound extends EnginePart {
                         lease.ttlMillis(),
                         lease.keyExpiryNanos(),
                         lease.acquireRound()));
+        // A fair lease's release takes the places of this client's newer waiters that are still to be carried; its
+        // retries (a node that did not answer) do not, since those waiters may have left since.
+        LockRef first = engine.acquisitions.carrying(ref, null);
         engine.fanOut(
                 round,
-                i -> releaseOp(round, i, ref, true, lease.token(), lease.ttlMillis(), sendBy, lease.acquireRound()));
+                i -> releaseOp(round, i, first, true, lease.token(), lease.ttlMillis(), sendBy, lease.acquireRound()));
         if (waitRoom != null && waitRoom.wakesOwnAtRelease(lease.key())) {
             // Wake this client's longest waiter now, not when the release is confirmed: its acquire goes out behind
             // the release on each node's one connection, so every node runs the release first, and the hand-off

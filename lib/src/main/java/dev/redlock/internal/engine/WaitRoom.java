@@ -54,6 +54,14 @@ final class WaitRoom {
         /** A fair waiter's id on the nodes, which a release may name as the next to go; null for others. */
         private final String id;
 
+        /** A fair waiter (see {@link #joinFair}). */
+        private boolean fair;
+        /**
+         * A fair waiter whose place is still to be carried by another message of this client (guarded by the key's
+         * queue; see {@link #joinFair}).
+         */
+        private boolean uncarried;
+
         /** Whether this waiter's place on the nodes is its client's (a plain lock's hand-over queue). */
         private boolean handsOver() {
             return id == null && place != 0;
@@ -125,6 +133,8 @@ final class WaitRoom {
         dev.redlock.RoundOutcome lastRefusal;
         /** A writer named by a release that yielded it to an older reader of this client, until that reader's round. */
         Waiter yieldedBy;
+        /** Fair waiters whose place is still to be carried (see {@link #joinFair}), oldest first. */
+        final ArrayList<Waiter> uncarried = new ArrayList<>();
 
         /** Remembers a release; false if it was signalled already. */
         boolean firstReport(String release) {
@@ -388,6 +398,84 @@ final class WaitRoom {
         return join(new Waiter(key, wake, false, letsReadersPass, place, id));
     }
 
+    /**
+     * Joins a fair waiter at its {@code place} with its {@code id}. If {@code mayDefer} and an older fair waiter of
+     * this client stands in the nodes' queue (one whose place is not still to be carried), it joins as uncarried: its
+     * place goes to the nodes with this client's next message for the key that takes it ({@link #takeUncarried}),
+     * and it needs no round of its own to queue. The older waiter's place stands until one of its own messages, which
+     * take the uncarried places with them: its next round, its lease's release, or its leave. So no later waiter of
+     * another client can be first on a node while this one has no place there. Returns the waiter; see {@link
+     * #deferred}.
+     */
+    Waiter joinFair(String key, Runnable wake, long place, String id, boolean mayDefer) {
+        Waiter w = new Waiter(key, wake, false, false, place, id);
+        w.fair = true;
+        queues.compute(key, (k, q) -> {
+            if (q == null) {
+                q = new Queue();
+                subscribe(k);
+            }
+            if (q.lingering) {
+                q.lingering = false;
+                q.leftPlace = null;
+            }
+            if (mayDefer) {
+                for (Waiter o : q.waiters) {
+                    if (o.fair && !o.uncarried && o.place < place) {
+                        w.uncarried = true;
+                        q.uncarried.add(w);
+                        break;
+                    }
+                }
+            }
+            insert(q, w);
+            return q;
+        });
+        checkIfDue(key);
+        return w;
+    }
+
+    /** Whether {@code w} joined as uncarried (see {@link #joinFair}); read by the thread that joined it. */
+    boolean deferred(Waiter w) {
+        return w.uncarried;
+    }
+
+    /** The most uncarried places one message takes: the script's words stay short. */
+    static final int MOST_CARRIED = 32;
+
+    /**
+     * The fair waiters of the key whose place is still to be carried, oldest first and at most {@value
+     * #MOST_CARRIED}, for a message of this client that is about to go to the nodes; they count as carried from now.
+     * {@code self}, the waiter whose round it is (null for a release or a leave), is no longer uncarried either: its
+     * round takes its place.
+     */
+    List<Waiter> takeUncarried(String key, Waiter self) {
+        List<Waiter> taken = new ArrayList<>();
+        queues.computeIfPresent(key, (k, q) -> {
+            if (self != null && self.uncarried) {
+                self.uncarried = false;
+                q.uncarried.remove(self);
+            }
+            while (!q.uncarried.isEmpty() && taken.size() < MOST_CARRIED) {
+                Waiter w = q.uncarried.remove(0);
+                w.uncarried = false;
+                taken.add(w);
+            }
+            return q;
+        });
+        return taken;
+    }
+
+    /** A fair waiter's place on the nodes, in microseconds of its client's wall clock. */
+    static long placeOf(Waiter w) {
+        return w.place;
+    }
+
+    /** A fair waiter's id on the nodes. */
+    static String idOf(Waiter w) {
+        return w.id;
+    }
+
     /** Joins the key's queue as an asynchronous acquisition; {@code wake} must not block (it runs on the signaller). */
     Waiter joinAsync(String key, Runnable wake) {
         return joinAsync(key, wake, false);
@@ -447,6 +535,10 @@ final class WaitRoom {
                 return q; // left already: leaving is idempotent
             }
             q.waiters.remove(at);
+            if (w.uncarried) {
+                w.uncarried = false; // it gave up before a message took its place: none goes now
+                q.uncarried.remove(w);
+            }
             if (w.signalled && !won) {
                 next[0] = oldestUnsignalled(q);
             }

@@ -50,6 +50,8 @@ public record LockRef(String name, String key, QuorumPolicy policy, boolean fenc
      *     lasts without a new attempt (see {@code acquire.lua}, kind 'w'; a release names the line's head, so that
      *     one writer is woken across all clients); 0 without a line (no notifications). A writer's single attempt
      *     keeps it but has order 0: it takes no place, and its lease's release still names the line's head
+     * @param carried {@link Kind#FAIR}: the places this message takes for newer waiters of its client that took none
+     *     yet, as words {@code <order> <waiter id>} (see {@link #carrying}); empty otherwise
      */
     public record Shape(
             Kind kind,
@@ -58,13 +60,27 @@ public record LockRef(String name, String key, QuorumPolicy policy, boolean fenc
             String waiter,
             long order,
             String writerToken,
-            long lineMillis) {
+            long lineMillis,
+            List<String> carried) {
 
         /** A plain lock's shape. */
         public static final Shape PLAIN = new Shape(Kind.PLAIN, List.of(), 0, "-", 0, "-", 0);
 
         public Shape {
             resources = List.copyOf(resources);
+            carried = List.copyOf(carried);
+        }
+
+        /** A shape that carries no place for other waiters. */
+        public Shape(
+                Kind kind,
+                List<String> resources,
+                long windowMillis,
+                String waiter,
+                long order,
+                String writerToken,
+                long lineMillis) {
+            this(kind, resources, windowMillis, waiter, order, writerToken, lineMillis, List.of());
         }
     }
 
@@ -161,6 +177,37 @@ public record LockRef(String name, String key, QuorumPolicy policy, boolean fenc
 
     public Kind kind() {
         return shape.kind();
+    }
+
+    /**
+     * This fair waiter's round or leaving release, carrying the places of newer acquisitions of the same client and
+     * lock that began behind one of its own standing in the queue and took no place yet: {@code words} are pairs
+     * {@code <order> <waiter id>}. The nodes take each at its own order (see {@code acquire.lua}, kind 'f'), so that
+     * it needs no round of its own to queue. Other kinds, and no words, return this lock unchanged.
+     */
+    public LockRef carrying(List<String> words) {
+        if (shape.kind() != Kind.FAIR || words.isEmpty()) {
+            return this;
+        }
+        return new LockRef(
+                name,
+                key,
+                policy,
+                fenced,
+                new Shape(
+                        shape.kind(),
+                        shape.resources(),
+                        shape.windowMillis(),
+                        shape.waiter(),
+                        shape.order(),
+                        shape.writerToken(),
+                        shape.lineMillis(),
+                        words));
+    }
+
+    /** The carried places' words, each after a space (see {@link Shape#carried()}). */
+    private String carriedWords() {
+        return shape.carried().isEmpty() ? "" : " " + String.join(" ", shape.carried());
     }
 
     /**
@@ -311,7 +358,8 @@ public record LockRef(String name, String key, QuorumPolicy policy, boolean fenc
                 return flag + " w " + shape.waiter() + " " + shape.windowMillis()
                         + (linePlace() ? " " + shape.order() + " " + shape.lineMillis() : "");
             case FAIR:
-                return flag + " f " + shape.order() + " " + shape.waiter() + " " + shape.windowMillis();
+                return flag + " f " + shape.order() + " " + shape.waiter() + " " + shape.windowMillis()
+                        + carriedWords();
             default:
                 return queuedAttempt()
                         ? flag + " q " + shape.order() + " " + shape.waiter() + " " + shape.windowMillis()
@@ -356,6 +404,9 @@ public record LockRef(String name, String key, QuorumPolicy policy, boolean fenc
                         ? "w " + releaseKeys(true).size() + " " + shape.waiter()
                         : leaving ? null : "s 0";
             case FAIR:
+                if (leaving && !shape.carried().isEmpty()) {
+                    return "f 3 " + shape.waiter() + " " + shape.windowMillis() + carriedWords();
+                }
                 return "f 3 " + (leaving ? shape.waiter() : "-");
             default:
                 if (!handsOver()) {
