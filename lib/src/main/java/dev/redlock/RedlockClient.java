@@ -260,10 +260,11 @@ public final class RedlockClient implements AutoCloseable {
      * queue on each node, kept through all its rounds, and a node grants the lock only to the first place of its
      * queue; the place is the time the acquisition began on this client's {@link RedlockConfig#wallClock() wall
      * clock}, ties broken by a random waiter id, so every node orders the same waiters the same way. An acquisition
-     * that begins while an older one of this client stands in the queue for the same lock runs no round to take its
-     * place: this client's next message for the lock (a waiter's round, a lease's release or a waiter's leave) takes
-     * it, at its own order, and the older waiter's place stands until then. So a client's threads that take turns
-     * with the lock need one round per acquisition, not two.
+     * that begins while an older one of this client waits for the same lock between its rounds (its place standing in
+     * the queue) runs no round to take its place: this client's next message for the lock (a waiter's round, a
+     * lease's release or a waiter's leave) takes it, at its own order, on every node that message reaches, before it
+     * removes anything; until then the older waiter's place is ahead of any later one. So a client's threads that take
+     * turns with the lock need one round per acquisition, not two.
      *
      * <p>The guarantee: while waiter A keeps trying (its place never expires) and its place is on a majority of
      * nodes, no waiter with a later place is granted the lock: any majority that could grant the later one includes

@@ -447,6 +447,10 @@ final class Acquisition implements Round.Listener {
 
     /** Starts the next round after {@code delay}, or as soon as a release is signalled. */
     void sleepThenRound(long delay) {
+        WaitRoom.Waiter fair = ref.kind() == LockRef.Kind.FAIR ? waiter : null;
+        if (fair != null) {
+            engine.waitRoom.betweenRounds(fair); // newer waiters of this client may stand behind its place again
+        }
         engine.acquisitions.betweenRounds.add(this);
         if (stopped || future.isDone()) {
             // Cancelled (an interrupted joiner left) while its round was decided: stop() ran before the add above.

@@ -400,7 +400,9 @@ final class Acquisitions extends EnginePart {
                     a.ref.shape().waiter(),
                     true));
             if (waitRoom.deferred(a.waiter)) {
-                a.sleepThenRound(firstSleep(a, delayAfterJoining(a.ref, a.waiter)));
+                // Once carried, its place lasts a window from the carrying message: it polls within a third of it.
+                long third = TimeUnit.MILLISECONDS.toNanos(a.ref.placeMillis()) / 3;
+                a.sleepThenRound(firstSleep(a, Math.min(third, delayAfterJoining(a.ref, a.waiter))));
             } else {
                 a.startRound();
             }

@@ -61,6 +61,12 @@ final class WaitRoom {
          * queue; see {@link #joinFair}).
          */
         private boolean uncarried;
+        /**
+         * A fair waiter whose round is on its way (guarded by the key's queue): nobody is deferred behind it, since
+         * that round, sent before, carries nobody's place, and it may win (its place then lasts only as long as its
+         * key, and its next message may be long in coming).
+         */
+        private boolean inRound;
 
         /** Whether this waiter's place on the nodes is its client's (a plain lock's hand-over queue). */
         private boolean handsOver() {
@@ -400,7 +406,8 @@ final class WaitRoom {
 
     /**
      * Joins a fair waiter at its {@code place} with its {@code id}. If {@code mayDefer} and an older fair waiter of
-     * this client stands in the nodes' queue (one whose place is not still to be carried), it joins as uncarried: its
+     * this client stands in the nodes' queue between its rounds (one whose place is not still to be carried, and whose
+     * round is not on its way, see {@link Waiter#inRound}), it joins as uncarried: its
      * place goes to the nodes with this client's next message for the key that takes it ({@link #takeUncarried}),
      * and it needs no round of its own to queue. The older waiter's place stands until one of its own messages, which
      * take the uncarried places with them: its next round, its lease's release, or its leave. So no later waiter of
@@ -421,9 +428,13 @@ final class WaitRoom {
             }
             if (mayDefer) {
                 for (Waiter o : q.waiters) {
-                    if (o.fair && !o.uncarried && o.place < place) {
+                    if (o.fair && !o.uncarried && !o.inRound && o.place < place) {
                         w.uncarried = true;
-                        q.uncarried.add(w);
+                        int at = q.uncarried.size(); // by place: two threads may join out of their places' order
+                        while (at > 0 && q.uncarried.get(at - 1).place > place) {
+                            at--;
+                        }
+                        q.uncarried.add(at, w);
                         break;
                     }
                 }
@@ -447,14 +458,17 @@ final class WaitRoom {
      * The fair waiters of the key whose place is still to be carried, oldest first and at most {@value
      * #MOST_CARRIED}, for a message of this client that is about to go to the nodes; they count as carried from now.
      * {@code self}, the waiter whose round it is (null for a release or a leave), is no longer uncarried either: its
-     * round takes its place.
+     * round takes its place; and it is in a round from now until {@link #betweenRounds}.
      */
     List<Waiter> takeUncarried(String key, Waiter self) {
         List<Waiter> taken = new ArrayList<>();
         queues.computeIfPresent(key, (k, q) -> {
-            if (self != null && self.uncarried) {
-                self.uncarried = false;
-                q.uncarried.remove(self);
+            if (self != null) {
+                self.inRound = true;
+                if (self.uncarried) {
+                    self.uncarried = false;
+                    q.uncarried.remove(self);
+                }
             }
             while (!q.uncarried.isEmpty() && taken.size() < MOST_CARRIED) {
                 Waiter w = q.uncarried.remove(0);
@@ -464,6 +478,14 @@ final class WaitRoom {
             return q;
         });
         return taken;
+    }
+
+    /** Fair waiter {@code w}'s round was decided and it waits on: newer waiters may be deferred behind it again. */
+    void betweenRounds(Waiter w) {
+        queues.computeIfPresent(w.key, (k, q) -> {
+            w.inRound = false;
+            return q;
+        });
     }
 
     /** A fair waiter's place on the nodes, in microseconds of its client's wall clock. */

@@ -38,6 +38,33 @@ class WaitRoomTest {
         return room.joinAsync(key, () -> woken.add(name));
     }
 
+    /**
+     * A fair waiter is deferred (its place carried by the client's next message) only behind an older one whose place
+     * stands between its rounds: a round already on its way carries nobody, and it may win, after which its place
+     * lasts only as long as its key. Seen failing before: a waiter joined behind a round in flight was deferred, and
+     * with the winner's lease left to lapse, another client's later waiter could go first. Carried places go oldest
+     * first, whatever order their waiters joined in.
+     */
+    @Test
+    void aFairWaiterIsDeferredOnlyBehindAnOlderOneBetweenItsRounds() {
+        WaitRoom.Waiter older = room.joinFair("k", () -> woken.add("older"), 100, "older", true);
+        assertFalse(room.deferred(older), "nobody ahead: it queues with a round of its own");
+        assertEquals(List.of(), room.takeUncarried("k", older)); // its round goes out
+        WaitRoom.Waiter behindARound = room.joinFair("k", () -> woken.add("n1"), 200, "n1", true);
+        assertFalse(room.deferred(behindARound), "behind a round on its way: a round of its own");
+        room.takeUncarried("k", behindARound);
+        room.betweenRounds(older); // refused: it waits on, its place standing
+        room.betweenRounds(behindARound);
+        WaitRoom.Waiter later = room.joinFair("k", () -> woken.add("n3"), 400, "n3", true);
+        WaitRoom.Waiter earlier = room.joinFair("k", () -> woken.add("n2"), 300, "n2", true);
+        assertTrue(room.deferred(later) && room.deferred(earlier));
+        assertEquals(
+                List.of(300L, 400L),
+                room.takeUncarried("k", null).stream().map(WaitRoom::placeOf).toList(),
+                "a release carries both, oldest first");
+        assertEquals(List.of(), room.takeUncarried("k", null), "carried once");
+    }
+
     @Test
     void aReleaseWakesTheOldestWaiterOnceHoweverOftenItIsReported() {
         WaitRoom.Waiter a = join("k", "a");
